@@ -1,0 +1,5 @@
+export * from './auth.js';
+export * from './common.js';
+export * from './market.js';
+export * from './news.js';
+export * from './trading.js';

@@ -1,0 +1,4 @@
+import { buildIfChanged, ensureInstalled } from './lib.mjs';
+
+await ensureInstalled();
+await buildIfChanged({ force: process.argv.includes('--force') });

@@ -1,0 +1,141 @@
+// `npm test`: everything, in order: lint, type check, unit and integration tests (server on
+// SQLite, and on PostgreSQL when reachable), web component tests, and the browser suite in
+// Chromium. Ends with one line `N passed, N failed` counting every test of every suite.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { buildIfChanged, ensureInstalled, root, run } from './lib.mjs';
+
+const tmp = path.join(root, '.tmp');
+mkdirSync(tmp, { recursive: true });
+let passed = 0;
+let failed = 0;
+const failures = [];
+const check = (name, ok) => {
+  if (ok) passed++;
+  else {
+    failed++;
+    failures.push(name);
+  }
+};
+
+function reachable(host, port, timeoutMs = 1500) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.on('connect', () => done(true));
+    socket.on('error', () => done(false));
+  });
+}
+
+async function serviceUrl(envUrl, fallback, requireFlag, label) {
+  const url = envUrl && /^(postgres|redis)/.test(envUrl) ? envUrl : fallback;
+  const u = new URL(url);
+  const ok = await reachable(u.hostname, Number(u.port || (label === 'PostgreSQL' ? 5432 : 6379)));
+  if (ok) return url;
+  if (requireFlag) {
+    console.error(`${label} is required (${requireFlag}=1) but ${u.host} is not reachable.`);
+    check(`${label} reachable`, false);
+  } else console.log(`${label} not reachable at ${u.host}: its suite is not run (set ${requireFlag}=1 to make this an error).`);
+  return undefined;
+}
+
+await ensureInstalled();
+
+console.log('\n== Lint (biome)');
+check('lint', (await run('npx', ['biome', 'check', '.'])) === 0);
+
+console.log('\n== Type check');
+const tsc = [
+  ['tsc', '-b', 'server/tsconfig.json'],
+  ['tsc', '-p', 'server/tsconfig.check.json'],
+  ['tsc', '-p', 'web/tsconfig.json'],
+  ['tsc', '-p', 'e2e/tsconfig.json'],
+];
+let typesOk = true;
+for (const args of tsc) typesOk = (await run('npx', args)) === 0 && typesOk;
+check('typecheck', typesOk);
+
+const pgUrl = await serviceUrl(
+  process.env.DATABASE_URL,
+  'postgres://postgres@127.0.0.1:5432/test',
+  process.env.REQUIRE_POSTGRES === '1' ? 'REQUIRE_POSTGRES' : '',
+  'PostgreSQL',
+);
+const redisUrl = await serviceUrl(
+  process.env.REDIS_URL,
+  'redis://127.0.0.1:6379',
+  process.env.REQUIRE_REDIS === '1' ? 'REQUIRE_REDIS' : '',
+  'Redis',
+);
+
+console.log('\n== Unit and integration tests (vitest)');
+const vitestJson = path.join(tmp, 'vitest.json');
+rmSync(vitestJson, { force: true });
+const vitestEnv = { ...(pgUrl ? { TEST_DATABASE_URL: pgUrl } : {}), ...(redisUrl ? { TEST_REDIS_URL: redisUrl } : {}) };
+delete process.env.DATABASE_URL;
+delete process.env.REDIS_URL;
+const vitestCode = await run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${vitestJson}`], {
+  env: vitestEnv,
+});
+if (existsSync(vitestJson)) {
+  const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  if (r.numFailedTests > 0) failures.push(`${r.numFailedTests} vitest test(s)`);
+  // A file that fails to load has no tests but must still fail the run.
+  const brokenFiles = r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0);
+  for (const f of brokenFiles) check(`vitest file ${path.relative(root, f.name)}`, false);
+  if (vitestCode !== 0 && r.numFailedTests === 0 && brokenFiles.length === 0) check('vitest run', false);
+} else check('vitest run', false);
+
+console.log('\n== Browser suite (Playwright in Chromium)');
+let browserReady = true;
+try {
+  await buildIfChanged();
+} catch (err) {
+  console.error(err.message);
+  browserReady = false;
+  check('build', false);
+}
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (browserReady && !existsSync(chromium)) {
+  if (process.getuid?.() === 0) {
+    console.log('Chromium is missing: installing Debian chromium (apt-get)...');
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  }
+  if (!existsSync(chromium)) {
+    console.error(
+      `Chromium not found at ${chromium}. Install it with: sudo apt-get install -y chromium (or set CHROMIUM_PATH). The browser suite cannot run.`,
+    );
+    browserReady = false;
+    check('chromium available', false);
+  }
+}
+if (browserReady) {
+  const e2eJson = path.join(tmp, 'e2e-results.json');
+  rmSync(e2eJson, { force: true });
+  const code = await run('npx', ['playwright', 'test', '--config', 'e2e/playwright.config.ts']);
+  if (existsSync(e2eJson)) {
+    const r = JSON.parse(readFileSync(e2eJson, 'utf8'));
+    passed += (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0);
+    failed += r.stats?.unexpected ?? 0;
+    if (r.stats?.unexpected) failures.push(`${r.stats.unexpected} browser test(s)`);
+    if (code !== 0 && !r.stats?.unexpected) check('playwright run', false);
+  } else check('playwright run', false);
+}
+
+const summary = `${passed} passed, ${failed} failed`;
+writeFileSync(path.join(tmp, 'test-summary.txt'), `${summary}\n`);
+if (failures.length) console.log(`\nFailed: ${failures.join('; ')}`);
+console.log(`\n${summary}`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,2 @@
+/** Tables of the accounts module. */
+export type AccountsTables = {};

@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createAuthModule } from './auth/index.js';
+import type { Config } from './config.js';
+import { type Clock, systemClock } from './core/clock.js';
+import type { AppContext } from './core/context.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { registerDemoRoutes } from './demo/routes.js';
+import { seedDemo } from './demo/seed.js';
+import { errors, installErrorHandler } from './errors.js';
+import { installSecurityHeaders } from './http/security.js';
+import { createMarketModule, type MarketModule, type PriceSource } from './market/index.js';
+import { createNewsModule } from './news/index.js';
+import { type Bus, MemoryBus } from './realtime/bus.js';
+import { createRedisBus } from './realtime/redis-bus.js';
+import { createTradingModule } from './trading/index.js';
+
+export interface BuildOptions {
+  clock?: Clock;
+  /** Replaces the configured price source (tests script prices). */
+  priceSource?: PriceSource;
+  /** Postgres schema to use (tests isolate themselves). */
+  pgSchema?: string;
+  /** Logger off by default in tests. */
+  logger?: boolean;
+}
+
+export interface PipdeskApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  market: MarketModule;
+}
+
+/** Builds the whole server: used by main.ts and by tests (which call `app.inject` or listen on port 0). */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<PipdeskApp> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // Tokens and passwords never reach the log.
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'body.refresh', 'body.token'],
+              censor: '[redacted]',
+            },
+          },
+    bodyLimit: config.bodyLimitBytes,
+    // Symbols are case-insensitive in paths; trailing slashes are part of the contract.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    trustProxy: false,
+    forceCloseConnections: 'idle',
+  });
+
+  const db = openDatabase(config.database, options.pgSchema ? { schema: options.pgSchema } : {});
+  let bus: Bus;
+  try {
+    await migrateToLatest(db);
+    bus = config.redisUrl ? await createRedisBus(config.redisUrl) : new MemoryBus();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const ctx: AppContext = { config, db, bus, clock: options.clock ?? systemClock, log: app.log };
+
+  installSecurityHeaders(app);
+  installErrorHandler(app);
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: 64 * 1024,
+      perMessageDeflate: false,
+      verifyClient: (info, done) => done(originAllowed(info.origin, info.req.headers.host, config.allowedOrigins)),
+    },
+  });
+
+  const auth = await createAuthModule(ctx);
+  const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {});
+  const trading = await createTradingModule(ctx, { auth, market });
+  const news = await createNewsModule(ctx, { auth, market });
+  if (config.seedDemo) await seedDemo(ctx);
+
+  await app.register(
+    async (api) => {
+      api.get('/health/', async () => {
+        const dbOk = await pingDb(ctx);
+        return {
+          success: true,
+          data: {
+            status: dbOk ? 'ok' : 'degraded',
+            db: { kind: db.kind, ok: dbOk },
+            bus: { kind: bus.name, ok: bus.healthy() },
+            price_source: market.health(),
+            news: news.health(),
+          },
+        };
+      });
+      await auth.registerRoutes(api);
+      await market.registerRoutes(api);
+      await trading.registerRoutes(api);
+      await news.registerRoutes(api);
+      await registerDemoRoutes(api, auth);
+      api.all('/*', async (request) => {
+        throw errors.notFound(`No route for ${request.method} ${request.url.split('?')[0]}`);
+      });
+    },
+    { prefix: '/api' },
+  );
+  await market.registerSockets(app);
+  await trading.registerSockets(app);
+
+  const webDist = config.webDist ?? path.resolve(import.meta.dirname, '../../web/dist');
+  if (existsSync(path.join(webDist, 'index.html'))) {
+    await app.register(fastifyStatic, { root: webDist, prefix: '/', wildcard: false, index: ['index.html'] });
+    // The SPA owns every other GET path (client-side routes such as /pair/EURUSD).
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/ws/')) {
+        return reply.type('text/html').sendFile('index.html');
+      }
+      return reply.status(404).send({ success: false, error: 'Not found', code: 'NOT_FOUND' });
+    });
+  }
+
+  await market.start();
+  await trading.start();
+
+  app.addHook('onClose', async () => {
+    await trading.stop();
+    await news.stop();
+    await market.stop();
+    await bus.close();
+    await db.close();
+  });
+  return { app, ctx, market };
+}
+
+async function pingDb(ctx: AppContext): Promise<boolean> {
+  try {
+    await ctx.db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Browsers send Origin on socket upgrades; accept our own host and the configured origins. */
+export function originAllowed(origin: string | undefined, host: string | undefined, allowed: string[]): boolean {
+  if (!origin) return true; // non-browser clients (tests, bots with a token) send none
+  if (allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}

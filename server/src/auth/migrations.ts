@@ -1,0 +1,6 @@
+import type { Migration } from 'kysely';
+import type { DbKind } from '../db/database.js';
+
+export function authMigrations(_kind: DbKind): Record<string, Migration> {
+  return {};
+}

@@ -1,0 +1,2 @@
+/** Tables of the auth module (users, sessions, login attempts). */
+export type AuthTables = {};

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** A configuration error names the variable so start-up can stop with one clear line. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'].includes(v), 'must be true or false')
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** Every variable the server reads, with its default (DESIGN §6). Strings come from the environment. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => /^(postgres(ql)?:\/\/|sqlite:|file:)/.test(v), 'must start with postgres://, sqlite: or file:')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
+    .optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL_MINUTES: positiveInt.default(60),
+  REFRESH_TOKEN_TTL_DAYS: positiveInt.default(7),
+  PRICE_SOURCE: z.enum(['simulator', 'replay', 'external']).default('simulator'),
+  PRICE_SEED: z.coerce.number().int().default(20260401),
+  EXTERNAL_FEED_URL: z.string().url().optional(),
+  EXTERNAL_FEED_STALE_MS: positiveInt.default(10_000),
+  NEWS_FEEDS: z.string().default(''),
+  NEWS_API_KEY: z.string().optional(),
+  NEWS_API_URL: z.string().url().default('https://api.polygon.io'),
+  NEWS_CACHE_TTL_SECONDS: positiveInt.default(300),
+  NEWS_SOURCE_TIMEOUT_MS: positiveInt.default(5000),
+  SEED_DEMO: bool.optional(),
+  ALLOWED_ORIGINS: z.string().default(''),
+  MARGIN_CALL_LEVEL: z.coerce.number().positive().default(100),
+  STOP_OUT_LEVEL: z.coerce.number().positive().default(50),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(5),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(20),
+  LOGIN_THROTTLE_WINDOW_MINUTES: positiveInt.default(15),
+  BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST: z.string().optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  dataDir: string;
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  priceSource: Env['PRICE_SOURCE'];
+  priceSeed: number;
+  externalFeedUrl: string | undefined;
+  externalFeedStaleMs: number;
+  newsFeeds: string[];
+  newsApiKey: string | undefined;
+  newsApiUrl: string;
+  newsCacheTtlSeconds: number;
+  newsSourceTimeoutMs: number;
+  seedDemo: boolean;
+  allowedOrigins: string[];
+  marginCallLevel: number;
+  stopOutLevel: number;
+  loginMaxFailuresPerAccount: number;
+  loginMaxFailuresPerAddress: number;
+  loginThrottleWindowSeconds: number;
+  bodyLimitBytes: number;
+  logLevel: Env['LOG_LEVEL'];
+  /** Folder of the built SPA; unset or missing means the API runs without it. */
+  webDist: string | undefined;
+}
+
+/**
+ * Parses the environment once at start-up. Throws ConfigError naming the first bad variable.
+ * `overrides` lets tests and tools set values without touching process.env.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const raw = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(variable, `${issue?.message ?? 'is invalid'} (got ${JSON.stringify(raw[variable] ?? '')})`);
+  }
+  const env = parsed.data;
+  const dataDir = path.resolve(env.DATA_DIR);
+  const database: Config['database'] = env.DATABASE_URL?.startsWith('postgres')
+    ? { kind: 'postgres', url: env.DATABASE_URL }
+    : {
+        kind: 'sqlite',
+        file: env.DATABASE_URL ? env.DATABASE_URL.replace(/^(sqlite|file):(\/\/)?/, '') : path.join(dataDir, 'pipdesk.sqlite'),
+      };
+  if (env.PRICE_SOURCE === 'external' && !env.EXTERNAL_FEED_URL) {
+    throw new ConfigError('EXTERNAL_FEED_URL', 'is required when PRICE_SOURCE=external');
+  }
+  if (env.STOP_OUT_LEVEL >= env.MARGIN_CALL_LEVEL) {
+    throw new ConfigError('STOP_OUT_LEVEL', `must be below MARGIN_CALL_LEVEL (${env.MARGIN_CALL_LEVEL})`);
+  }
+  const overriddenSecret = overrides.jwtSecret;
+  let jwtSecret = env.JWT_SECRET ?? overriddenSecret;
+  if (!jwtSecret) {
+    if (env.NODE_ENV === 'production') throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+    jwtSecret = loadOrCreateSecret(dataDir);
+  }
+  const config: Config = {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    database,
+    redisUrl: env.REDIS_URL,
+    jwtSecret,
+    accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_MINUTES * 60,
+    refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_DAYS * 86_400,
+    priceSource: env.PRICE_SOURCE,
+    priceSeed: env.PRICE_SEED,
+    externalFeedUrl: env.EXTERNAL_FEED_URL,
+    externalFeedStaleMs: env.EXTERNAL_FEED_STALE_MS,
+    newsFeeds: env.NEWS_FEEDS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    newsApiKey: env.NEWS_API_KEY,
+    newsApiUrl: env.NEWS_API_URL,
+    newsCacheTtlSeconds: env.NEWS_CACHE_TTL_SECONDS,
+    newsSourceTimeoutMs: env.NEWS_SOURCE_TIMEOUT_MS,
+    // The demo seed is on by default only for the embedded database.
+    seedDemo: env.SEED_DEMO ?? database.kind === 'sqlite',
+    allowedOrigins: env.ALLOWED_ORIGINS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    marginCallLevel: env.MARGIN_CALL_LEVEL,
+    stopOutLevel: env.STOP_OUT_LEVEL,
+    loginMaxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    loginMaxFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    loginThrottleWindowSeconds: env.LOGIN_THROTTLE_WINDOW_MINUTES * 60,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    logLevel: env.LOG_LEVEL,
+    webDist: env.WEB_DIST ? path.resolve(env.WEB_DIST) : undefined,
+    ...overrides,
+  };
+  return config;
+}
+
+/** The embedded default keeps a generated secret beside its data, readable only by its owner. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}

@@ -1,0 +1,45 @@
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
+
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+
+/**
+ * Runs `fn` in a write transaction that serializes with every other writer of the rows it locks.
+ * SQLite: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write cannot be
+ * overtaken (DESIGN §9); the single connection is held for the whole callback.
+ * PostgreSQL: a normal transaction (callers lock rows with `lockForUpdate`), retried on
+ * serialization failures and deadlocks.
+ */
+export async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.kind === 'sqlite') {
+    return db.kysely.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await fn(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (err) {
+        await sql`rollback`.execute(conn);
+        throw err;
+      }
+    });
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.kysely.transaction().execute(fn);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt < 5 && code && RETRYABLE_PG_CODES.has(code)) continue;
+      throw err;
+    }
+  }
+}
+
+/** Adds `FOR UPDATE` on PostgreSQL; SQLite has no row locks (BEGIN IMMEDIATE already serializes). */
+export function lockForUpdate<DB, TB extends keyof DB, O>(
+  db: Db,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return db.kind === 'postgres' ? query.forUpdate() : query;
+}

@@ -1,0 +1,2 @@
+/** Tables of the market module. */
+export type MarketTables = {};

@@ -1,0 +1,2 @@
+/** Tables of the news module. */
+export type NewsTables = {};

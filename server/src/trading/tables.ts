@@ -1,0 +1,2 @@
+/** Tables of the trading module. */
+export type TradingTables = {};
