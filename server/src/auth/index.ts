@@ -1,5 +1,6 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../core/context.js';
+import { errors } from '../errors.js';
 import type { AuthUser } from './types.js';
 
 export type { AuthUser } from './types.js';
@@ -13,7 +14,15 @@ export interface AuthModule {
   registerRoutes(api: FastifyInstance): Promise<void>;
 }
 
-// Implemented by the auth module (issue 2).
+// Placeholder until the auth module lands (issue 2): every protected call answers 401.
 export async function createAuthModule(_ctx: AppContext): Promise<AuthModule> {
-  throw new Error('auth module not implemented yet');
+  return {
+    authenticate: async () => {
+      throw errors.unauthenticated();
+    },
+    verifyAccessToken: async () => {
+      throw errors.invalidToken();
+    },
+    registerRoutes: async () => {},
+  };
 }

@@ -65,7 +65,15 @@ export interface MarketOptions {
   priceSource?: PriceSource;
 }
 
-// Implemented by the market module (issue 3).
+// Placeholder until the market module lands (issue 3): no pairs, no prices.
 export async function createMarketModule(_ctx: AppContext, _options: MarketOptions = {}): Promise<MarketModule> {
-  throw new Error('market module not implemented yet');
+  return {
+    pairs: { list: () => [], get: () => undefined },
+    prices: { latest: () => undefined, all: () => [], onTick: () => () => {} },
+    registerRoutes: async () => {},
+    registerSockets: async () => {},
+    health: () => ({ name: 'none', connected: false, last_tick_age_ms: null }),
+    start: async () => {},
+    stop: async () => {},
+  };
 }

@@ -10,7 +10,7 @@ export interface NewsModule {
   stop(): Promise<void>;
 }
 
-// Implemented by the news module (issue 6).
+// Placeholder until the news module lands (issue 6).
 export async function createNewsModule(_ctx: AppContext, _deps: { auth: AuthModule; market: MarketModule }): Promise<NewsModule> {
-  throw new Error('news module not implemented yet');
+  return { registerRoutes: async () => {}, health: () => ({}), stop: async () => {} };
 }

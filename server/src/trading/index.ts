@@ -10,10 +10,10 @@ export interface TradingModule {
   stop(): Promise<void>;
 }
 
-// Implemented by the trading module (issue 4).
+// Placeholder until the trading module lands (issue 4).
 export async function createTradingModule(
   _ctx: AppContext,
   _deps: { auth: AuthModule; market: MarketModule },
 ): Promise<TradingModule> {
-  throw new Error('trading module not implemented yet');
+  return { registerRoutes: async () => {}, registerSockets: async () => {}, start: async () => {}, stop: async () => {} };
 }
