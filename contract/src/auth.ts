@@ -1,2 +1,29 @@
-// Contract of the auth module: request, answer and socket message schemas, and shared pure functions.
-export {};
+import { z } from 'zod';
+
+/** Passwords: 8 to 128 characters, never truncated (DESIGN §9). */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+export const loginRequestSchema = z.strictObject({
+  email: z.string().trim().min(1, 'is required').max(254).email('must be an e-mail address'),
+  password: z.string().min(1, 'is required').max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+export const userSchema = z.object({ id: z.number().int(), email: z.string(), full_name: z.string() });
+export type UserDto = z.infer<typeof userSchema>;
+
+export const loginResponseSchema = z.object({
+  token: z.string(),
+  refresh: z.string(),
+  user: userSchema,
+  /** Seconds until the access token expires. */
+  expires_in: z.number().int(),
+});
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+export const refreshRequestSchema = z.strictObject({ refresh: z.string().min(1, 'is required').max(4096) });
+export const refreshResponseSchema = z.object({ access: z.string(), refresh: z.string() });
+export type RefreshResponse = z.infer<typeof refreshResponseSchema>;
+
+export const logoutRequestSchema = z.strictObject({ refresh: z.string().max(4096).optional() });

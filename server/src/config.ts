@@ -42,6 +42,7 @@ const envSchema = z.object({
   REFRESH_TOKEN_TTL_DAYS: positiveInt.default(7),
   PRICE_SOURCE: z.enum(['simulator', 'replay', 'external']).default('simulator'),
   PRICE_SEED: z.coerce.number().int().default(20260401),
+  CHART_HISTORY_DAYS: z.coerce.number().int().min(0).max(400).default(31),
   EXTERNAL_FEED_URL: z.string().url().optional(),
   EXTERNAL_FEED_STALE_MS: positiveInt.default(10_000),
   NEWS_FEEDS: z.string().default(''),
@@ -75,6 +76,8 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   priceSource: Env['PRICE_SOURCE'];
   priceSeed: number;
+  /** Days of one-minute chart history backfilled on a new database (tests use fewer). */
+  chartHistoryDays: number;
   externalFeedUrl: string | undefined;
   externalFeedStaleMs: number;
   newsFeeds: string[];
@@ -139,6 +142,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_DAYS * 86_400,
     priceSource: env.PRICE_SOURCE,
     priceSeed: env.PRICE_SEED,
+    chartHistoryDays: env.CHART_HISTORY_DAYS,
     externalFeedUrl: env.EXTERNAL_FEED_URL,
     externalFeedStaleMs: env.EXTERNAL_FEED_STALE_MS,
     newsFeeds: env.NEWS_FEEDS.split(',')

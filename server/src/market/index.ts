@@ -50,9 +50,23 @@ export interface PriceSource {
   connected(): boolean;
 }
 
+/** A chart candle of mid prices; `time` is the candle's open time in epoch ms, volume = tick count. */
+export interface Candle {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+export type ChartRange = '1h' | '24h' | '1w' | '1m';
+
 export interface MarketModule {
   pairs: PairCatalog;
   prices: PriceBook;
+  /** The chart-data answer: 60 one-minute / 96 fifteen-minute / 168 hourly / 180 four-hour candles, oldest first, the last still forming. */
+  chart(symbol: string, range: ChartRange): Promise<Candle[]>;
   registerRoutes(api: FastifyInstance): Promise<void>;
   registerSockets(app: FastifyInstance): Promise<void>;
   health(): { name: string; connected: boolean; last_tick_age_ms: number | null };
@@ -70,6 +84,7 @@ export async function createMarketModule(_ctx: AppContext, _options: MarketOptio
   return {
     pairs: { list: () => [], get: () => undefined },
     prices: { latest: () => undefined, all: () => [], onTick: () => () => {} },
+    chart: async () => [],
     registerRoutes: async () => {},
     registerSockets: async () => {},
     health: () => ({ name: 'none', connected: false, last_tick_age_ms: null }),

@@ -65,6 +65,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}, ov
       JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'silent',
+      // A day of history keeps test start-up fast; chart tests that need a month ask for it.
+      CHART_HISTORY_DAYS: '1',
       WEB_DIST: path.join(dataDir, 'no-web'),
       ...(testDbKind === 'postgres' ? { DATABASE_URL: pgUrl() } : {}),
       ...env,
