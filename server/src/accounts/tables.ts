@@ -1,2 +1,43 @@
-/** Tables of the accounts module. */
-export type AccountsTables = {};
+import type { Generated } from 'kysely';
+
+export type LedgerKind = 'deposit' | 'withdrawal' | 'realized_pnl' | 'negative_balance_adjustment';
+export type AccountStatus = 'ACTIVE' | 'SUSPENDED' | 'CLOSED';
+
+export interface TraderProfilesTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: number;
+}
+
+export interface TradingAccountsTable {
+  id: Generated<number>;
+  user_id: number;
+  profile_id: number;
+  currency: string;
+  /** Cents; always equal to the sum of the account's ledger entries. */
+  balance_minor: number;
+  leverage: number;
+  status: AccountStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: LedgerKind;
+  /** Signed cents. */
+  amount_minor: number;
+  /** Balance right after this entry, for statements and audits. */
+  balance_after_minor: number;
+  /** What caused it, e.g. `trade:42` or `order:17`. */
+  reference: string | null;
+  created_at: number;
+}
+
+/** Tables of the accounts module (trader profiles, trading accounts, the ledger). */
+export interface AccountsTables {
+  trader_profiles: TraderProfilesTable;
+  trading_accounts: TradingAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+}
