@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, testDbKind } from './test/helpers.js';
 
@@ -57,5 +60,28 @@ describe('server core', () => {
   it('answers the unused demo calls with the spec text once signed in, 401 before', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/demo/account/create/' });
     expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('serving the built app', () => {
+  it('answers client-side routes with index.html and keeps API 404s as JSON', async () => {
+    const web = mkdtempSync(path.join(tmpdir(), 'pipdesk-web-'));
+    mkdirSync(path.join(web, 'assets'));
+    writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>Pipdesk</title>');
+    writeFileSync(path.join(web, 'assets', 'app-1234.js'), 'console.log(1)');
+    const t = await startTestApp({ env: { WEB_DIST: web } });
+    try {
+      const page = await t.app.inject({ method: 'GET', url: '/pair/EURUSD' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('<title>Pipdesk</title>');
+      expect(page.headers['cache-control']).toBe('no-cache');
+      const asset = await t.app.inject({ method: 'GET', url: '/assets/app-1234.js' });
+      expect(asset.headers['cache-control']).toContain('immutable');
+      const api = await t.app.inject({ method: 'GET', url: '/api/unknown/' });
+      expect(api.statusCode).toBe(404);
+      expect(api.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    } finally {
+      await t.close();
+    }
   });
 });

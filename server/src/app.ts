@@ -67,8 +67,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   const ctx: AppContext = { config, db, bus, clock: options.clock ?? systemClock, log: app.log };
 
+  const webDist = config.webDist ?? path.resolve(import.meta.dirname, '../../web/dist');
+  const serveSpa = existsSync(path.join(webDist, 'index.html'));
   installSecurityHeaders(app);
-  installErrorHandler(app);
+  installErrorHandler(app, { spaFallback: serveSpa });
+  if (serveSpa) {
+    await app.register(fastifyStatic, {
+      root: webDist,
+      prefix: '/',
+      wildcard: false,
+      index: ['index.html'],
+      cacheControl: false,
+      // Vite fingerprints everything under assets/; index.html must always be revalidated.
+      setHeaders: (res, filePath) =>
+        res.setHeader(
+          'cache-control',
+          filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        ),
+    });
+  }
   await app.register(fastifyWebsocket, {
     options: {
       maxPayload: 64 * 1024,
@@ -111,18 +128,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   await market.registerSockets(app);
   await trading.registerSockets(app);
-
-  const webDist = config.webDist ?? path.resolve(import.meta.dirname, '../../web/dist');
-  if (existsSync(path.join(webDist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDist, prefix: '/', wildcard: false, index: ['index.html'] });
-    // The SPA owns every other GET path (client-side routes such as /pair/EURUSD).
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/ws/')) {
-        return reply.type('text/html').sendFile('index.html');
-      }
-      return reply.status(404).send({ success: false, error: 'Not found', code: 'NOT_FOUND' });
-    });
-  }
 
   await market.start();
   await trading.start();

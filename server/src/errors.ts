@@ -74,8 +74,12 @@ export function validationFromIssues(issues: readonly ZodLikeIssue[], where = 'b
   return errors.validation(message, details);
 }
 
-/** One central handler: every failure leaves the server as `{success:false,error,code,details?}`. */
-export function installErrorHandler(app: FastifyInstance): void {
+/**
+ * One central handler: every failure leaves the server as `{success:false,error,code,details?}`.
+ * With `spaFallback`, unknown GET paths outside /api and /ws answer the SPA's index.html
+ * (client-side routes such as /pair/EURUSD); `reply.sendFile` comes from @fastify/static.
+ */
+export function installErrorHandler(app: FastifyInstance, options: { spaFallback?: boolean } = {}): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
       if (err.headers) void reply.headers(err.headers);
@@ -106,9 +110,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     request.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ success: false, error: 'Internal server error', code: 'INTERNAL' });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    const isAppPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/ws/');
+    if (options.spaFallback && isAppPage)
+      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    return reply
       .status(404)
-      .send({ success: false, error: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' }),
-  );
+      .send({ success: false, error: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' });
+  });
 }
