@@ -1,9 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-
-function App() {
-  return <p>Loading trading platform...</p>;
-}
+import { App } from './app/App';
+import './components/index.css';
 
 const root = document.getElementById('root');
 if (root)

@@ -1,0 +1,190 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { DEMO_PASSWORD, DEMO_USER, FakeAuthServer } from '../test/fakeAuthServer';
+import { API_LOG_LIMIT, readApiLog } from './apiLog';
+import { ApiClient } from './client';
+import { ApiError, NetworkError } from './errors';
+import { TokenStore } from './tokens';
+
+const okSchema = z.object({ path: z.string() });
+
+describe('ApiClient', () => {
+  let server: FakeAuthServer;
+  let tokens: TokenStore;
+  let client: ApiClient;
+  let sessionEnded: ReturnType<typeof vi.fn<() => void>>;
+
+  beforeEach(() => {
+    server = new FakeAuthServer().install();
+    tokens = new TokenStore();
+    client = new ApiClient(tokens);
+    sessionEnded = vi.fn<() => void>();
+    client.onSessionEnded(sessionEnded);
+  });
+
+  it('sends JSON with the stored bearer token and returns the typed data', async () => {
+    const { access } = server.signedInBefore();
+    const data = await client.post('/trading/thing/', { quantity: 0.1 }, okSchema);
+    expect(data).toEqual({ path: '/api/trading/thing/' });
+    const [call] = server.calls;
+    expect(call).toMatchObject({
+      method: 'POST',
+      authorization: `Bearer ${access}`,
+      contentType: 'application/json',
+      body: { quantity: 0.1 },
+    });
+  });
+
+  it('sends no Authorization header when no token is stored', async () => {
+    await client.request('/auth/login/', {
+      method: 'POST',
+      body: { email: DEMO_USER.email, password: DEMO_PASSWORD },
+      schema: z.unknown(),
+      renewOn401: false,
+    });
+    expect(server.calls[0]?.authorization).toBeNull();
+  });
+
+  it('answers a 401 with one refresh and one retry carrying the new token', async () => {
+    const old = server.signedInBefore();
+    server.revokeAccessTokens();
+    const data = await client.get('/trading/platform-data/', okSchema);
+    expect(data.path).toBe('/api/trading/platform-data/');
+    expect(server.calls.map((c) => c.path)).toEqual([
+      '/api/trading/platform-data/',
+      '/api/auth/refresh/',
+      '/api/trading/platform-data/',
+    ]);
+    expect(server.calls[1]?.body).toEqual({ refresh: old.refresh });
+    const renewed = tokens.read();
+    expect(renewed.access).not.toBe(old.access);
+    expect(renewed.refresh).not.toBe(old.refresh);
+    expect(server.calls[2]?.authorization).toBe(`Bearer ${renewed.access}`);
+    expect(sessionEnded).not.toHaveBeenCalled();
+  });
+
+  it('shares one refresh among concurrent 401s', async () => {
+    server.signedInBefore();
+    server.revokeAccessTokens();
+    const paths = ['/a/', '/b/', '/c/', '/d/', '/e/'];
+    const answers = await Promise.all(paths.map((p) => client.get(p, okSchema)));
+    expect(answers.map((a) => a.path)).toEqual(paths.map((p) => `/api${p}`));
+    expect(server.callsTo('/api/auth/refresh/')).toHaveLength(1);
+    const access = tokens.read().access;
+    for (const p of paths) {
+      const [first, retry] = server.callsTo(`/api${p}`);
+      expect(first?.authorization).not.toBe(`Bearer ${access}`);
+      expect(retry?.authorization).toBe(`Bearer ${access}`);
+    }
+  });
+
+  it('retries once only: a second 401 clears the tokens and ends the session', async () => {
+    server.signedInBefore();
+    server.revokeAccessTokens();
+    server.script(
+      '/api/private/',
+      { status: 401, body: { success: false, error: 'nope', code: 'X' } },
+      { status: 401, body: {} },
+    );
+    await expect(client.get('/private/', okSchema)).rejects.toMatchObject({ status: 401 });
+    expect(server.callsTo('/api/private/')).toHaveLength(2);
+    expect(server.callsTo('/api/auth/refresh/')).toHaveLength(1);
+    expect(tokens.read()).toEqual({ access: null, refresh: null });
+    expect(sessionEnded).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends the session without retrying when the refresh is refused', async () => {
+    server.signedInBefore();
+    server.revokeAccessTokens();
+    server.script('/api/auth/refresh/', {
+      status: 401,
+      body: { success: false, error: 'Session revoked', code: 'INVALID_TOKEN' },
+    });
+    await expect(client.get('/private/', okSchema)).rejects.toBeInstanceOf(ApiError);
+    expect(server.callsTo('/api/private/')).toHaveLength(1);
+    expect(tokens.read()).toEqual({ access: null, refresh: null });
+    expect(sessionEnded).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the session when the refresh gets no answer', async () => {
+    const stored = server.signedInBefore();
+    server.revokeAccessTokens();
+    server.script('/api/auth/refresh/', 'network-error');
+    await expect(client.get('/private/', okSchema)).rejects.toBeInstanceOf(NetworkError);
+    expect(tokens.read()).toEqual(stored);
+    expect(sessionEnded).not.toHaveBeenCalled();
+  });
+
+  it('does not renew on a 401 of a call that opts out (the login itself)', async () => {
+    await expect(
+      client.request('/auth/login/', {
+        method: 'POST',
+        body: { email: 'x@y.z', password: 'wrong-pass' },
+        schema: z.unknown(),
+        renewOn401: false,
+      }),
+    ).rejects.toMatchObject({ status: 401, serverMessage: 'Invalid email or password', code: 'INVALID_CREDENTIALS' });
+    expect(server.calls).toHaveLength(1);
+    expect(sessionEnded).not.toHaveBeenCalled();
+  });
+
+  it('rejects an answer of the wrong shape', async () => {
+    server.signedInBefore();
+    await expect(client.get('/thing/', z.object({ balance: z.number() }))).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+  });
+
+  it('turns a refused fetch into a NetworkError carrying its message', async () => {
+    server.script('/api/health/', 'network-error');
+    await expect(client.get('/health/', z.unknown())).rejects.toThrow(new NetworkError('Failed to fetch'));
+  });
+});
+
+describe('API call log', () => {
+  it(`keeps the last ${API_LOG_LIMIT} calls with method, path, status and duration`, async () => {
+    const server = new FakeAuthServer().install();
+    const client = new ApiClient(new TokenStore());
+    server.signedInBefore();
+    for (let i = 0; i < 130; i++) await client.get(`/calls/${i}/?page=${i}`, okSchema);
+    const log = readApiLog();
+    expect(log).toHaveLength(API_LOG_LIMIT);
+    expect(log[0]).toMatchObject({ method: 'GET', path: '/api/calls/30/', status: 200 });
+    expect(log.at(-1)).toMatchObject({ method: 'GET', path: '/api/calls/129/', status: 200 });
+    for (const entry of log) {
+      expect(Object.keys(entry).sort()).toEqual(['at', 'duration_ms', 'method', 'path', 'status']);
+      expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('never records a token or a password', async () => {
+    const server = new FakeAuthServer().install();
+    const tokens = new TokenStore();
+    const client = new ApiClient(tokens);
+    client.onSessionEnded(() => {});
+    await client.request('/auth/login/', {
+      method: 'POST',
+      body: { email: DEMO_USER.email, password: DEMO_PASSWORD },
+      schema: z.unknown(),
+      renewOn401: false,
+    });
+    const first = server.signedInBefore();
+    server.revokeAccessTokens();
+    await client.get('/private/', okSchema); // 401, refresh, retry
+    const raw = sessionStorage.getItem('pipdesk.apiLog') ?? '';
+    expect(readApiLog().map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+      'POST /api/auth/login/ 200',
+      'GET /api/private/ 401',
+      'POST /api/auth/refresh/ 200',
+      'GET /api/private/ 200',
+    ]);
+    const secrets = [DEMO_PASSWORD, first.access, first.refresh, tokens.read().access!, tokens.read().refresh!];
+    for (const secret of secrets) expect(raw).not.toContain(secret);
+    expect(raw).not.toMatch(/eyJ/); // no JWT of any kind
+  });
+
+  it('records a call that got no answer with status 0', async () => {
+    const server = new FakeAuthServer().install();
+    server.script('/api/health/', 'network-error');
+    await expect(new ApiClient(new TokenStore()).get('/health/', z.unknown())).rejects.toBeInstanceOf(NetworkError);
+    expect(readApiLog()).toMatchObject([{ method: 'GET', path: '/api/health/', status: 0 }]);
+  });
+});

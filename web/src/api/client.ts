@@ -1,0 +1,226 @@
+import { refreshResponseSchema } from '@pipdesk/contract';
+import { recordApiCall } from './apiLog';
+import { ApiError, NetworkError, serverMessageOf } from './errors';
+import type { TokenStore } from './tokens';
+
+/** Anything with zod's `parse`: the contract's schemas type the answers. */
+export interface Schema<T> {
+  parse(value: unknown): T;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions<T> {
+  method?: HttpMethod;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Appended as a query string; null and undefined values are left out. */
+  query?: Record<string, QueryValue>;
+  /** Validates the whole JSON answer (envelope included). */
+  schema: Schema<T>;
+  /**
+   * Whether a 401 renews the session (one refresh, one retry). Off for the sign-in calls
+   * themselves, where a 401 is the answer and not an expired session.
+   */
+  renewOn401?: boolean;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Lets the request outlive the page (logout on the way out). */
+  keepalive?: boolean;
+  /** Sends this bearer token instead of the stored one (logout after the tokens are cleared). */
+  bearer?: string | null;
+}
+
+interface RawAnswer {
+  status: number;
+  body: unknown;
+}
+
+// The refresh answer's `refresh` is optional in spec §7; the old one is kept when absent.
+const refreshAnswerSchema = enveloped(refreshResponseSchema.partial({ refresh: true }));
+
+/** A success envelope `{success: true, data}` whose data `schema` validates. */
+export function enveloped<T>(schema: Schema<T>): Schema<T> {
+  return {
+    parse(value: unknown): T {
+      const v = value as { success?: unknown; data?: unknown } | null;
+      if (v?.success !== true) throw new Error('not a success envelope');
+      return schema.parse(v.data);
+    },
+  };
+}
+
+/** Accepts any answer; for calls whose answer is not read (logout). */
+export const anyAnswer: Schema<unknown> = { parse: (v) => v };
+
+/**
+ * The typed HTTP client of every call (spec §7): JSON, the bearer token when one is stored,
+ * the 401 rule (one refresh shared by concurrent callers, one retry, else the session ends)
+ * and the API call log.
+ */
+export class ApiClient {
+  private refreshing: Promise<string> | null = null;
+  private readonly sessionEndedListeners = new Set<() => void>();
+
+  constructor(
+    readonly tokens: TokenStore,
+    private readonly baseUrl = '/api',
+  ) {}
+
+  /** GET a `{success, data}` call and return its data. */
+  get<T>(path: string, data: Schema<T>, options: Omit<RequestOptions<T>, 'schema' | 'method'> = {}): Promise<T> {
+    return this.request(path, { ...options, method: 'GET', schema: enveloped(data) });
+  }
+
+  /** POST to a `{success, data}` call and return its data. */
+  post<T>(path: string, body: unknown, data: Schema<T>, options: Omit<RequestOptions<T>, 'schema' | 'method' | 'body'> = {}) {
+    return this.request(path, { ...options, method: 'POST', body, schema: enveloped(data) });
+  }
+
+  /**
+   * Any call; `options.schema` validates the whole answer. Use it directly for the calls the
+   * spec shapes without the envelope (orders, news); `get`/`post` for the `{success, data}` ones.
+   */
+  async request<T>(path: string, options: RequestOptions<T>): Promise<T> {
+    const sentWith = options.bearer !== undefined ? options.bearer : this.tokens.read().access;
+    let answer = await this.send(path, options, sentWith);
+    if (answer.status === 401 && options.renewOn401 !== false) {
+      let access: string;
+      try {
+        access = await this.accessTokenNewerThan(sentWith);
+      } catch (err) {
+        // A refresh that got no answer says nothing about the session: keep it and report the outage.
+        if (err instanceof NetworkError) throw err;
+        this.endSession();
+        throw this.failure(answer);
+      }
+      answer = await this.send(path, options, access);
+      if (answer.status === 401) {
+        this.endSession();
+        throw this.failure(answer);
+      }
+    }
+    if (answer.status < 200 || answer.status >= 300) throw this.failure(answer);
+    try {
+      return options.schema.parse(answer.body);
+    } catch {
+      throw new ApiError(answer.status, 'BAD_RESPONSE', serverMessageOf(answer.body), answer.body);
+    }
+  }
+
+  /**
+   * Renews the tokens with the stored refresh token. Concurrent callers share one attempt,
+   * within this tab and (where the browser has Web Locks) across tabs: refresh tokens are
+   * single-use, and a second use would revoke the whole session.
+   */
+  refreshTokens(): Promise<string> {
+    this.refreshing ??= this.runRefresh().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  /** Called when the session ends because the server refused to renew it. */
+  onSessionEnded(listener: () => void): () => void {
+    this.sessionEndedListeners.add(listener);
+    return () => this.sessionEndedListeners.delete(listener);
+  }
+
+  /** Clears the tokens and sends the trader to /login. */
+  endSession(): void {
+    this.tokens.clear();
+    if (this.sessionEndedListeners.size === 0) {
+      window.location.assign('/login');
+      return;
+    }
+    for (const l of [...this.sessionEndedListeners]) l();
+  }
+
+  private async accessTokenNewerThan(sentWith: string | null): Promise<string> {
+    // Another caller may have renewed the tokens while this request was on its way.
+    const current = this.tokens.read().access;
+    if (current && current !== sentWith) return current;
+    return this.refreshTokens();
+  }
+
+  private async runRefresh(): Promise<string> {
+    const seenRefresh = this.tokens.read().refresh;
+    return withRefreshLock(async () => {
+      const stored = this.tokens.read();
+      // Another tab renewed while we waited for the lock: use its tokens instead of spending ours.
+      if (stored.access && stored.refresh && stored.refresh !== seenRefresh) return stored.access;
+      if (!stored.refresh) throw new ApiError(401, 'NO_REFRESH_TOKEN', undefined, undefined);
+      const answer = await this.send('/auth/refresh/', { method: 'POST', body: { refresh: stored.refresh } }, stored.access);
+      if (answer.status < 200 || answer.status >= 300) throw this.failure(answer);
+      let data: { access: string; refresh?: string | undefined };
+      try {
+        data = refreshAnswerSchema.parse(answer.body);
+      } catch {
+        throw new ApiError(answer.status, 'BAD_RESPONSE', serverMessageOf(answer.body), answer.body);
+      }
+      this.tokens.save({ access: data.access, refresh: data.refresh ?? null });
+      return data.access;
+    });
+  }
+
+  private failure(answer: RawAnswer): ApiError {
+    const body = answer.body as { code?: unknown } | undefined;
+    const code = typeof body?.code === 'string' ? body.code : `HTTP_${answer.status}`;
+    return new ApiError(answer.status, code, serverMessageOf(answer.body), answer.body);
+  }
+
+  private async send(
+    path: string,
+    options: Omit<RequestOptions<unknown>, 'schema'>,
+    bearer: string | null | undefined,
+  ): Promise<RawAnswer> {
+    const method = options.method ?? 'GET';
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    const url = `${this.baseUrl}${path}${queryString(options.query)}`;
+    const at = new Date().toISOString();
+    const started = performance.now();
+    const log = (status: number) =>
+      recordApiCall({ method, path: `${this.baseUrl}${path}`, status, duration_ms: Math.round(performance.now() - started), at });
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+        keepalive: options.keepalive,
+      });
+    } catch (err) {
+      log(0);
+      if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      throw new NetworkError(err instanceof Error ? err.message : '');
+    }
+    let body: unknown;
+    try {
+      const raw = await response.text();
+      body = raw === '' ? undefined : JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    log(response.status);
+    return { status: response.status, body };
+  }
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== null && v !== undefined && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+async function withRefreshLock<T>(fn: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  if (!locks) return fn();
+  // The lock resolves with the callback's promise; awaiting it gives the callback's value.
+  return (await locks.request('pipdesk-token-refresh', fn)) as T;
+}

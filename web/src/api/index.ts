@@ -1,0 +1,19 @@
+import { ApiClient } from './client';
+import { TokenStore } from './tokens';
+
+export type { ApiLogEntry } from './apiLog';
+export { API_LOG_LIMIT, readApiLog } from './apiLog';
+export type { HttpMethod, QueryValue, RequestOptions, Schema } from './client';
+export { ApiClient, anyAnswer, enveloped } from './client';
+export { ApiError, errorMessage, NetworkError } from './errors';
+export type { StoredTokens, TokenChange } from './tokens';
+export { TokenStore } from './tokens';
+
+/** The one token store of the app. */
+export const tokenStore = new TokenStore();
+
+/**
+ * The one API client of the app. Feature code calls it through react-query, e.g.
+ * `useQuery({ queryKey: ['platform-data'], queryFn: () => api.get('/trading/platform-data/', platformDataSchema) })`.
+ */
+export const api = new ApiClient(tokenStore);

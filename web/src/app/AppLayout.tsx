@@ -1,0 +1,85 @@
+import { useEffect, useId, useState } from 'react';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { useSession, useTrader } from '../auth/SessionProvider';
+import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
+import { ConnectionIndicator } from '../realtime/ConnectionStatus';
+import './layout.css';
+
+/** The header's navigation (spec §2). Add a screen here when it should be in the menu. */
+const NAV_LINKS = [
+  { to: '/', label: 'Dashboard', end: true },
+  { to: '/orders', label: 'Orders', end: false },
+  { to: '/news', label: 'News', end: false },
+] as const;
+
+/** The frame of every signed-in screen: header with navigation, status and the trader; then the page. */
+export function AppLayout() {
+  const trader = useTrader();
+  const { logout } = useSession();
+  const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuId = useId();
+
+  // A page change closes the mobile menu.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation on purpose
+  useEffect(() => setMenuOpen(false), [pathname]);
+
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setMenuOpen(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <div className="app-header__bar">
+          <Link to="/" className="brand">
+            <LogoMark />
+            <span>Pipdesk</span>
+          </Link>
+          <div className="app-header__status">
+            <ConnectionIndicator />
+            <ThemeToggle />
+          </div>
+          <button
+            type="button"
+            className="icon-btn menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls={menuId}
+            aria-label={menuOpen ? 'Close menu' : 'Open menu'}
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            {menuOpen ? <CloseIcon /> : <MenuIcon />}
+          </button>
+          <div id={menuId} className="app-menu" data-open={menuOpen || undefined}>
+            <nav className="app-nav" aria-label="Main">
+              {NAV_LINKS.map((link) => (
+                <NavLink key={link.to} to={link.to} end={link.end} className="app-nav__link">
+                  {link.label}
+                </NavLink>
+              ))}
+            </nav>
+            <div className="app-user">
+              <span className="app-user__welcome" title={`Welcome ${trader.full_name}`}>
+                Welcome <strong>{trader.full_name}</strong>
+              </span>
+              <button type="button" className="btn btn--secondary btn--sm" onClick={() => void logout()}>
+                Logout
+              </button>
+            </div>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="app-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

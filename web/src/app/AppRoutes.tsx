@@ -1,0 +1,60 @@
+import type { ReactNode } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { LoginPage } from '../auth/LoginPage';
+import { useSession } from '../auth/SessionProvider';
+import { LoadingScreen } from '../components';
+import { DashboardPage } from '../features/dashboard/DashboardPage';
+import { NewsPage } from '../features/news/NewsPage';
+import { OrdersPage } from '../features/orders/OrdersPage';
+import { PairPage } from '../features/pair/PairPage';
+import { AppLayout } from './AppLayout';
+
+/** Where the trader was going when the sign-in screen came up. */
+interface LoginLocationState {
+  from?: string;
+}
+
+/** Screens behind the sign-in: the loading text while the session is checked, else /login. */
+function RequireSession({ children }: { children: ReactNode }) {
+  const { state } = useSession();
+  const location = useLocation();
+  if (state.status === 'checking') return <LoadingScreen />;
+  if (state.status === 'signed-out') {
+    const from = `${location.pathname}${location.search}${location.hash}`;
+    return <Navigate to="/login" replace state={{ from } satisfies LoginLocationState} />;
+  }
+  return children;
+}
+
+function LoginRoute() {
+  const { state } = useSession();
+  const location = useLocation();
+  if (state.status === 'checking') return <LoadingScreen />;
+  if (state.status === 'signed-in') {
+    const from = (location.state as LoginLocationState | null)?.from;
+    return <Navigate to={from && from !== '/login' ? from : '/'} replace />;
+  }
+  return <LoginPage />;
+}
+
+/** The routes of spec §2. A new screen is one more <Route> under the layout. */
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={<LoginRoute />} />
+      <Route
+        element={
+          <RequireSession>
+            <AppLayout />
+          </RequireSession>
+        }
+      >
+        <Route index element={<DashboardPage />} />
+        <Route path="pair/:symbol" element={<PairPage />} />
+        <Route path="orders" element={<OrdersPage />} />
+        <Route path="news" element={<NewsPage />} />
+        <Route path="*" element={<Navigate to="/" replace />} />
+      </Route>
+    </Routes>
+  );
+}

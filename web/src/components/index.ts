@@ -1,0 +1,12 @@
+// The design system: every screen builds from these and the CSS tokens in tokens.css.
+export { Alert, type AlertProps } from './Alert';
+export { Badge, type BadgeProps, type Tone } from './Badge';
+export { Button, type ButtonProps, type ButtonSize, type ButtonVariant, buttonClass } from './Button';
+export { Card, type CardProps } from './Card';
+export { Field, type FieldProps, Input, Select } from './Field';
+export { CloseIcon, LogoMark, MenuIcon, MoonIcon, SunIcon } from './icons';
+export { LOADING_TEXT, LoadingScreen, Spinner } from './LoadingScreen';
+export { Num, type NumProps, type NumTone } from './Num';
+export { Page, type PageProps } from './Page';
+export { type Column, DataTable, type DataTableProps, Table } from './Table';
+export { type Theme, ThemeProvider, ThemeToggle, useTheme } from './theme';
