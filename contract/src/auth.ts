@@ -27,3 +27,16 @@ export const refreshResponseSchema = z.object({ access: z.string(), refresh: z.s
 export type RefreshResponse = z.infer<typeof refreshResponseSchema>;
 
 export const logoutRequestSchema = z.strictObject({ refresh: z.string().max(4096).optional() });
+
+/** `data` of POST auth/logout/ (always 200). */
+export const logoutResponseSchema = z.object({ logged_out: z.literal(true) });
+export type LogoutResponse = z.infer<typeof logoutResponseSchema>;
+
+/**
+ * A password being set (CLI, future account screens): 8 to 128 characters, never truncated.
+ * Counted like loginRequestSchema counts them, so every password that can be set can sign in.
+ */
+export const newPasswordSchema = z
+  .string()
+  .min(PASSWORD_MIN, `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`)
+  .max(PASSWORD_MAX, `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);

@@ -52,7 +52,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: config.bodyLimitBytes,
     // Symbols are case-insensitive in paths; trailing slashes are part of the contract.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    trustProxy: false,
+    trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
   });
 
@@ -71,6 +71,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const serveSpa = existsSync(path.join(webDist, 'index.html'));
   installSecurityHeaders(app);
   installErrorHandler(app, { spaFallback: serveSpa });
+  // Graceful shutdown: Node closes only the connections idle when close() starts; a response
+  // finished afterwards says `Connection: close`, so its keep-alive socket cannot hold the exit.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) void reply.header('connection', 'close');
+    return payload;
+  });
   if (serveSpa) {
     await app.register(fastifyStatic, {
       root: webDist,
@@ -95,7 +105,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const auth = await createAuthModule(ctx);
-  const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {});
+  const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
   const trading = await createTradingModule(ctx, { auth, market });
   const news = await createNewsModule(ctx, { auth, market });
   if (config.seedDemo) await seedDemo(ctx);

@@ -57,6 +57,7 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(20),
   LOGIN_THROTTLE_WINDOW_MINUTES: positiveInt.default(15),
+  TRUST_PROXY: bool.optional(),
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
@@ -93,6 +94,8 @@ export interface Config {
   loginMaxFailuresPerAddress: number;
   loginThrottleWindowSeconds: number;
   bodyLimitBytes: number;
+  /** Behind a load balancer: take the client address from X-Forwarded-For (login throttling per address). */
+  trustProxy: boolean;
   logLevel: Env['LOG_LEVEL'];
   /** Folder of the built SPA; unset or missing means the API runs without it. */
   webDist: string | undefined;
@@ -163,6 +166,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     loginMaxFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_ADDRESS,
     loginThrottleWindowSeconds: env.LOGIN_THROTTLE_WINDOW_MINUTES * 60,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    trustProxy: env.TRUST_PROXY ?? false,
     logLevel: env.LOG_LEVEL,
     webDist: env.WEB_DIST ? path.resolve(env.WEB_DIST) : undefined,
     ...overrides,

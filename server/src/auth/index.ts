@@ -1,6 +1,8 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
+import { bearerToken, registerAuthRoutes } from './routes.js';
+import { createAuthService } from './service.js';
 import type { AuthUser } from './types.js';
 
 export type { AuthUser } from './types.js';
@@ -14,15 +16,16 @@ export interface AuthModule {
   registerRoutes(api: FastifyInstance): Promise<void>;
 }
 
-// Placeholder until the auth module lands (issue 2): every protected call answers 401.
-export async function createAuthModule(_ctx: AppContext): Promise<AuthModule> {
+export async function createAuthModule(ctx: AppContext): Promise<AuthModule> {
+  const service = createAuthService(ctx);
+  const authenticate: preHandlerAsyncHookHandler = async (request) => {
+    const token = bearerToken(request);
+    if (!token) throw errors.unauthenticated();
+    request.auth = await service.verifyAccessToken(token);
+  };
   return {
-    authenticate: async () => {
-      throw errors.unauthenticated();
-    },
-    verifyAccessToken: async () => {
-      throw errors.invalidToken();
-    },
-    registerRoutes: async () => {},
+    authenticate,
+    verifyAccessToken: service.verifyAccessToken,
+    registerRoutes: (api) => registerAuthRoutes(api, service, authenticate),
   };
 }

@@ -33,8 +33,8 @@ export async function createRedisBus(url: string): Promise<Bus> {
     },
     healthy: () => pub.status === 'ready' && sub.status === 'ready',
     async close() {
-      sub.disconnect();
-      pub.disconnect();
+      // quit() flushes pending publishes (a CLI's `user_disabled` must reach the servers).
+      await Promise.allSettled([sub.quit(), pub.quit()]);
     },
   };
 }

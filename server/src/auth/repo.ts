@@ -1,0 +1,150 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { LoginFailureScope, SessionEndReason } from './tables.js';
+
+/** Any Kysely handle: the database itself or a transaction. Writes run inside `writeTransaction`. */
+type Q = Kysely<Database>;
+
+export async function findUserByEmail(q: Q, email: string) {
+  return q.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function insertUser(q: Q, user: { email: string; passwordHash: string; fullName: string; now: number }) {
+  const row = await q
+    .insertInto('users')
+    .values({
+      email: user.email,
+      password_hash: user.passwordHash,
+      full_name: user.fullName,
+      is_active: 1,
+      created_at: user.now,
+      updated_at: user.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function setUserActive(q: Q, userId: number, active: boolean, now: number): Promise<void> {
+  await q
+    .updateTable('users')
+    .set({ is_active: active ? 1 : 0, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export async function insertSession(q: Q, session: { id: string; userId: number; now: number }): Promise<void> {
+  await q
+    .insertInto('sessions')
+    .values({
+      id: session.id,
+      user_id: session.userId,
+      created_at: session.now,
+      last_refreshed_at: session.now,
+      revoked_at: null,
+      revoked_reason: null,
+    })
+    .execute();
+}
+
+/** One primary-key lookup per authenticated request: the session with its user's current state. */
+export async function findSessionWithUser(q: Q, sessionId: string) {
+  return q
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id as session_id',
+      'sessions.user_id',
+      'sessions.revoked_at',
+      'users.email',
+      'users.full_name',
+      'users.is_active',
+    ])
+    .where('sessions.id', '=', sessionId)
+    .executeTakeFirst();
+}
+
+export async function touchSession(q: Q, sessionId: string, now: number): Promise<void> {
+  await q.updateTable('sessions').set({ last_refreshed_at: now }).where('id', '=', sessionId).execute();
+}
+
+/** Revokes one session if still live; true when this call revoked it. */
+export async function revokeSession(q: Q, sessionId: string, reason: SessionEndReason, now: number): Promise<boolean> {
+  const result = await q
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Revokes every live session of a user; returns their ids. */
+export async function revokeUserSessions(q: Q, userId: number, reason: SessionEndReason, now: number): Promise<string[]> {
+  const rows = await q
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function insertRefreshToken(q: Q, token: { id: string; sessionId: string; issuedAt: number; expiresAt: number }) {
+  await q
+    .insertInto('refresh_tokens')
+    .values({ id: token.id, session_id: token.sessionId, issued_at: token.issuedAt, expires_at: token.expiresAt, used_at: null })
+    .execute();
+}
+
+/**
+ * Spends a refresh token: one conditional UPDATE, so of any number of concurrent attempts
+ * exactly one gets the row back (PostgreSQL re-checks `used_at IS NULL` after the row lock;
+ * SQLite writers are serialized). Undefined: unknown or already spent.
+ */
+export async function spendRefreshToken(q: Q, tokenId: string, now: number) {
+  return q
+    .updateTable('refresh_tokens')
+    .set({ used_at: now })
+    .where('id', '=', tokenId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['session_id'])
+    .executeTakeFirst();
+}
+
+/** Times of a subject's failures since `since`, oldest first. */
+export async function recentLoginFailures(q: Q, scope: LoginFailureScope, subject: string, since: number): Promise<number[]> {
+  const rows = await q
+    .selectFrom('login_failures')
+    .select('failed_at')
+    .where('scope', '=', scope)
+    .where('subject', '=', subject)
+    .where('failed_at', '>', since)
+    .orderBy('failed_at')
+    .execute();
+  return rows.map((r) => Number(r.failed_at));
+}
+
+export async function insertLoginFailure(q: Q, scope: LoginFailureScope, subject: string, now: number): Promise<number> {
+  const row = await q
+    .insertInto('login_failures')
+    .values({ scope, subject, failed_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function deleteLoginFailures(q: Q, scope: LoginFailureScope, subject: string): Promise<void> {
+  await q.deleteFrom('login_failures').where('scope', '=', scope).where('subject', '=', subject).execute();
+}
+
+export async function deleteLoginFailure(q: Q, id: number): Promise<void> {
+  await q.deleteFrom('login_failures').where('id', '=', id).execute();
+}
+
+/** Forgets failures older than the window (they no longer count). */
+export async function pruneLoginFailures(q: Q, before: number): Promise<void> {
+  await q.deleteFrom('login_failures').where('failed_at', '<=', before).execute();
+}

@@ -1,0 +1,44 @@
+import {
+  type LoginResponse,
+  type LogoutResponse,
+  loginRequestSchema,
+  logoutRequestSchema,
+  refreshRequestSchema,
+} from '@pipdesk/contract';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { parseInput } from '../core/validate.js';
+import { type AuthService, userDto } from './service.js';
+
+/** The bearer token of a request, if it sent one. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(header) : null;
+  return match?.[1];
+}
+
+export async function registerAuthRoutes(
+  api: FastifyInstance,
+  service: AuthService,
+  authenticate: preHandlerAsyncHookHandler,
+): Promise<void> {
+  api.post('/auth/login/', async (request) => {
+    const body = parseInput(loginRequestSchema, request.body);
+    const data: LoginResponse = await service.login(body.email, body.password, request.ip);
+    return { success: true, data };
+  });
+
+  api.post('/auth/refresh/', async (request) => {
+    const body = parseInput(refreshRequestSchema, request.body);
+    return { success: true, data: await service.refresh(body.refresh) };
+  });
+
+  // The spec does not show logout's payload and the client ignores its failure: a missing body is fine.
+  api.post('/auth/logout/', async (request) => {
+    const body = parseInput(logoutRequestSchema, request.body ?? {});
+    await service.logout(bearerToken(request), body.refresh);
+    const data: LogoutResponse = { logged_out: true };
+    return { success: true, data };
+  });
+
+  api.get('/auth/me/', { preHandler: authenticate }, async (request) => ({ success: true, data: userDto(request.auth) }));
+}

@@ -1,0 +1,188 @@
+import { parseArgs } from 'node:util';
+import { createTrader, listTraders, type TraderSummary } from '../accounts/service.js';
+import { disableTrader } from '../auth/service.js';
+import type { AppContext } from '../core/context.js';
+import { AppError } from '../errors.js';
+
+/** Where the CLI writes: the console in production, arrays in tests. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export type CliDeps = Pick<AppContext, 'db' | 'bus' | 'clock'>;
+
+/** Exit codes: 0 done, 1 could not be done (e-mail taken, unknown trader, storage error), 2 wrong command line. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export const USAGE = `Usage: npm run trader -- <command> [options]
+
+Commands:
+  create --email <e-mail> --name <full name> --password <password> [--balance <USD>] [--leverage <n>] [--no-account]
+         Creates a trader with a USD trading account (default balance 10000.00, leverage 100).
+         --no-account creates the user only (they will see "Trading Not Available").
+  list   Lists every trader with their account.
+  disable --email <e-mail>
+         Disables a trader and ends all their sessions at once.`;
+
+class UsageError extends Error {}
+
+/** Which command-line option a service field came from, so errors name what the operator typed. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  email: '--email',
+  fullName: '--name',
+  password: '--password',
+  balanceMinor: '--balance',
+  leverage: '--leverage',
+};
+
+/** "5000", "5000.5" or "5000.50" USD → cents, exactly (no floating point). */
+export function parseBalance(text: string): number {
+  const match = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!match)
+    throw new UsageError(`--balance must be an amount in USD with at most 2 decimals, e.g. 5000 or 2500.50 (got "${text}")`);
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}
+
+function parseLeverage(text: string): number {
+  // "1:100" is how traders write leverage; accept it as well as "100".
+  const match = /^(?:1:)?(\d{1,4})$/.exec(text.trim());
+  if (!match) throw new UsageError(`--leverage must be a whole number such as 100 (got "${text}")`);
+  return Number(match[1]);
+}
+
+/** 123456789 cents → "1,234,567.89". */
+export function formatMoney(minor: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  const units = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${units}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+function required(value: string | undefined, option: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${option} is required`);
+  return value;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+async function create(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      password: { type: 'string' },
+      balance: { type: 'string' },
+      leverage: { type: 'string' },
+      'no-account': { type: 'boolean', default: false },
+    },
+  });
+  const withAccount = !values['no-account'];
+  if (!withAccount && (values.balance !== undefined || values.leverage !== undefined)) {
+    throw new UsageError('--balance and --leverage need an account: drop --no-account or them');
+  }
+  const trader = await createTrader(deps, {
+    email: required(values.email, '--email'),
+    fullName: required(values.name, '--name'),
+    password: required(values.password, '--password'),
+    withAccount,
+    ...(values.balance === undefined ? {} : { balanceMinor: parseBalance(values.balance) }),
+    ...(values.leverage === undefined ? {} : { leverage: parseLeverage(values.leverage) }),
+  });
+  io.out(
+    trader.account
+      ? `Created trader ${trader.email} (${trader.fullName}, id ${trader.userId}) with USD account ${trader.account.accountId}: ` +
+          `balance ${formatMoney(trader.account.balanceMinor)} USD, leverage 1:${trader.account.leverage}.`
+      : `Created trader ${trader.email} (${trader.fullName}, id ${trader.userId}) without a trading account.`,
+  );
+  return EXIT_OK;
+}
+
+function table(traders: TraderSummary[]): string[] {
+  const rows = [
+    ['ID', 'E-MAIL', 'NAME', 'STATUS', 'BALANCE (USD)', 'LEVERAGE'],
+    ...traders.map((t) => [
+      String(t.userId),
+      t.email,
+      t.fullName,
+      t.active ? 'active' : 'disabled',
+      t.account ? formatMoney(t.account.balanceMinor) : 'no account',
+      t.account ? `1:${t.account.leverage}` : '-',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  return rows.map((r) =>
+    r
+      .map((cell, col) => (col === 4 ? cell.padStart(widths[col]!) : cell.padEnd(widths[col]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+async function list(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  parseArgs({ args, strict: true, allowPositionals: false, options: {} });
+  const traders = await listTraders(deps);
+  if (traders.length === 0) io.out('No traders yet. Create one with: npm run trader -- create --email … --name … --password …');
+  else for (const line of table(traders)) io.out(line);
+  return EXIT_OK;
+}
+
+async function disable(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, allowPositionals: false, options: { email: { type: 'string' } } });
+  const result = await disableTrader(deps, required(values.email, '--email'));
+  const ended = plural(result.endedSessions, 'session');
+  io.out(
+    result.wasActive ? `Disabled ${result.email}; ended ${ended}.` : `${result.email} was already disabled; ended ${ended}.`,
+  );
+  return EXIT_OK;
+}
+
+const COMMANDS: Record<string, (args: string[], deps: CliDeps, io: CliIo) => Promise<number>> = { create, list, disable };
+
+/** Runs one CLI command against an open database; returns the exit code. Never throws for expected failures. */
+export async function runTraderCommand(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    (command === undefined ? io.err : io.out)(USAGE);
+    return command === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) {
+    io.err(`Unknown command "${command}".`);
+    io.err(USAGE);
+    return EXIT_USAGE;
+  }
+  try {
+    return await run(args, deps, io);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`Error: ${(err as Error).message}`);
+      io.err(`Run "npm run trader -- help" for the options.`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof AppError && err.code === 'VALIDATION_ERROR') {
+      io.err(`Error: ${validationMessage(err)}`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof AppError) {
+      io.err(`Error: ${err.message}`);
+      return EXIT_FAILED;
+    }
+    throw err;
+  }
+}
+
+function validationMessage(err: AppError): string {
+  const first = (err.details as Array<{ field: string; message: string }> | undefined)?.[0];
+  if (!first) return err.message;
+  return `${OPTION_OF_FIELD[first.field] ?? first.field} ${first.message}`;
+}
