@@ -1,0 +1,343 @@
+import { type ConversionStep, conversionRoute, Dec, marginUsd, midOf, pnlInQuote, rateAlong, UsdRate } from '@pipdesk/contract';
+import type { Pair, Quote } from '../../market/index.js';
+import type { OpenBookAccount, PositionState } from '../types.js';
+
+/** One open position in memory, valued at the latest prices. */
+export interface LivePosition {
+  state: PositionState;
+  account: LiveAccount;
+  pair: Pair;
+  /** Signed units (lots × contract size). */
+  signedUnits: Dec;
+  entry: Dec;
+  long: boolean;
+  /** USD, exact (rounded only for display). */
+  unrealized: Dec;
+  margin: Dec;
+  /** Bid for a long, ask for a short; null until the pair has a price. */
+  currentPrice: Dec | null;
+  /** The same, as the number sent to clients (the pair's digits). */
+  currentPriceNumber: number;
+  /** False while a price or conversion rate it needs is missing (its P&L and margin then count as 0). */
+  valued: boolean;
+  /** Symbols whose ticks change its valuation: its own pair and the pairs converting its currencies to USD. */
+  dependsOn: readonly string[];
+}
+
+/** One trading account in memory: balance, leverage and open positions, with running sums. */
+export interface LiveAccount {
+  accountId: number;
+  userId: number;
+  balanceMinor: number;
+  leverage: number;
+  positions: Map<number, LivePosition>;
+  /** Σ unrealized P&L and Σ margin of the open positions, kept exact by applying deltas. */
+  unrealizedSum: Dec;
+  marginSum: Dec;
+  /** Open positions not valued yet (a price missing): risk waits for them. */
+  unvalued: number;
+  /** Dedupes an account touched by several positions within one tick. */
+  touchedEpoch: number;
+  /** Risk engine state (risk.ts). */
+  risk: { marginCallArmed: boolean; stopOutRunning: boolean; retryAt: number };
+}
+
+/** Account figures of DESIGN §3, exact. */
+export interface Figures {
+  balance: Dec;
+  equity: Dec;
+  marginUsed: Dec;
+  freeMargin: Dec;
+  /** Percent; null with no margin used. */
+  marginLevel: Dec | null;
+  leverage: number;
+}
+
+interface PriceState {
+  bid: Dec;
+  ask: Dec;
+  mid: Dec;
+  bidNumber: number;
+  askNumber: number;
+}
+
+const HUNDRED = Dec.from(100);
+
+/**
+ * The in-memory open book of every account (connected or not): positions valued at the
+ * latest prices, accounts' running sums, and indexes from a symbol to the positions whose
+ * valuation a tick of that symbol changes (its own pair, and pairs used to convert its quote
+ * and base currencies to USD). A tick costs O(affected positions); no database access.
+ */
+export class LiveBook {
+  private readonly accounts = new Map<number, LiveAccount>();
+  private readonly accountsByUser = new Map<number, LiveAccount>();
+  private readonly positions = new Map<number, LivePosition>();
+  private readonly dependents = new Map<string, Set<LivePosition>>();
+  private readonly prices = new Map<string, PriceState>();
+  /** USD value of one unit of each currency at current mids; undefined while a price is missing. */
+  private readonly rates = new Map<string, UsdRate | undefined>();
+  private readonly routes = new Map<string, ConversionStep[] | undefined>();
+  /** Symbol → currencies whose USD rate it is part of. */
+  private readonly rateSymbols = new Map<string, string[]>();
+  private readonly pairs = new Map<string, Pair>();
+  private readonly touched: LiveAccount[] = [];
+  private epoch = 0;
+
+  constructor(
+    catalogue: readonly Pair[],
+    /** Called after a tick or an execution changed an account's figures. */
+    private readonly onAccountChanged: (account: LiveAccount) => void,
+  ) {
+    const terms = catalogue.map((p) => ({ symbol: p.symbol, base_currency: p.baseCurrency, quote_currency: p.quoteCurrency }));
+    for (const pair of catalogue) {
+      this.pairs.set(pair.symbol, pair);
+      for (const currency of [pair.baseCurrency, pair.quoteCurrency]) {
+        if (this.routes.has(currency)) continue;
+        const route = conversionRoute(currency, terms);
+        this.routes.set(currency, route);
+        this.rates.set(currency, currency === 'USD' ? UsdRate.ONE : undefined);
+        for (const step of route ?? []) {
+          const list = this.rateSymbols.get(step.symbol) ?? [];
+          list.push(currency);
+          this.rateSymbols.set(step.symbol, list);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ loading and events
+
+  /** Replaces an account's state with what the database holds (start-up). */
+  loadAccount(entry: OpenBookAccount): LiveAccount {
+    const account = this.ensureAccount(Number(entry.accountId), entry.userId, entry.balanceMinor, entry.leverage);
+    for (const state of entry.positions) this.upsertPosition(account, state);
+    return account;
+  }
+
+  /** The account, created empty (no positions) if this node has not seen it yet. */
+  ensureAccount(accountId: number, userId: number, balanceMinor: number, leverage: number): LiveAccount {
+    let account = this.accounts.get(accountId);
+    if (!account) {
+      account = {
+        accountId,
+        userId,
+        balanceMinor,
+        leverage,
+        positions: new Map(),
+        unrealizedSum: Dec.ZERO,
+        marginSum: Dec.ZERO,
+        unvalued: 0,
+        touchedEpoch: 0,
+        risk: { marginCallArmed: true, stopOutRunning: false, retryAt: 0 },
+      };
+      this.accounts.set(accountId, account);
+      this.accountsByUser.set(userId, account);
+    }
+    return account;
+  }
+
+  /**
+   * Applies a committed execution: the account's balance and leverage, and the position's
+   * state (an OPEN position is added or replaced, a CLOSED one removed). Notifies listeners.
+   */
+  applyExecution(
+    accountId: number,
+    userId: number,
+    account: { balance_minor: number; leverage: number },
+    state: PositionState | null,
+  ): LiveAccount {
+    const live = this.ensureAccount(accountId, userId, account.balance_minor, account.leverage);
+    live.balanceMinor = account.balance_minor;
+    if (live.leverage !== account.leverage) {
+      live.leverage = account.leverage;
+      for (const position of live.positions.values()) this.revalue(position);
+    }
+    if (state) this.upsertPosition(live, state);
+    this.onAccountChanged(live);
+    return live;
+  }
+
+  /** A balance change outside an execution (negative balance protection). */
+  setBalance(accountId: number, balanceMinor: number): void {
+    const account = this.accounts.get(accountId);
+    if (!account || account.balanceMinor === balanceMinor) return;
+    account.balanceMinor = balanceMinor;
+    this.onAccountChanged(account);
+  }
+
+  /** Drops a position this node learned is closed (e.g. a stop-out's close answered before its event arrived). */
+  removePosition(positionId: number): void {
+    const position = this.positions.get(positionId);
+    if (position) this.detach(position);
+  }
+
+  private upsertPosition(account: LiveAccount, state: PositionState): void {
+    const id = Number(state.id);
+    const existing = this.positions.get(id);
+    // Events of one account arrive in commit order on a node; an older state (a late
+    // delivery across nodes) never overwrites a newer one.
+    if (existing && state.updatedAt < existing.state.updatedAt) return;
+    if (existing) this.detach(existing);
+    if (state.status !== 'OPEN' || state.quantityCentilots === 0) return;
+    const pair = this.pairs.get(state.symbol);
+    if (!pair) return; // not in the catalogue: nothing can value it
+    const signedUnits = Dec.scaled(state.quantityCentilots, 2).times(pair.contractSize);
+    const dependsOn = [pair.symbol];
+    for (const currency of [pair.quoteCurrency, pair.baseCurrency]) {
+      for (const step of this.routes.get(currency) ?? []) if (!dependsOn.includes(step.symbol)) dependsOn.push(step.symbol);
+    }
+    const position: LivePosition = {
+      state,
+      account,
+      pair,
+      signedUnits,
+      entry: Dec.from(state.averageEntryPrice),
+      long: state.quantityCentilots > 0,
+      unrealized: Dec.ZERO,
+      margin: Dec.ZERO,
+      currentPrice: null,
+      currentPriceNumber: 0,
+      valued: false,
+      dependsOn,
+    };
+    account.unvalued++;
+    account.positions.set(id, position);
+    this.positions.set(id, position);
+    for (const symbol of dependsOn) {
+      let set = this.dependents.get(symbol);
+      if (!set) {
+        set = new Set();
+        this.dependents.set(symbol, set);
+      }
+      set.add(position);
+    }
+    this.revalue(position);
+  }
+
+  private detach(position: LivePosition): void {
+    const account = position.account;
+    account.unrealizedSum = account.unrealizedSum.minus(position.unrealized);
+    account.marginSum = account.marginSum.minus(position.margin);
+    if (!position.valued) account.unvalued--;
+    account.positions.delete(Number(position.state.id));
+    this.positions.delete(Number(position.state.id));
+    for (const symbol of position.dependsOn) this.dependents.get(symbol)?.delete(position);
+  }
+
+  // ------------------------------------------------------------------ ticks
+
+  /** Seeds prices (start-up) without notifying: the caller evaluates everything afterwards. */
+  seedPrice(quote: Quote): void {
+    this.setPrice(quote);
+  }
+
+  /** A tick: revalues the positions it affects, then notifies each touched account once. */
+  onTick(quote: Quote): void {
+    this.setPrice(quote);
+    const affected = this.dependents.get(quote.symbol);
+    if (!affected || affected.size === 0) return;
+    const epoch = ++this.epoch;
+    const touched = this.touched;
+    for (const position of affected) {
+      this.revalue(position);
+      const account = position.account;
+      if (account.touchedEpoch !== epoch) {
+        account.touchedEpoch = epoch;
+        touched.push(account);
+      }
+    }
+    // Listeners may close positions (stop-out) and so change `affected`; notify after the loop.
+    for (let i = 0; i < touched.length; i++) this.onAccountChanged(touched[i]!);
+    touched.length = 0;
+  }
+
+  private setPrice(quote: Quote): void {
+    // Exactly as the order path prices (trading/math.ts Pricing): bid and ask at the pair's
+    // digits, the mid their exact middle, so streamed figures equal the REST answers.
+    const digits = this.pairs.get(quote.symbol)?.digits ?? 5;
+    const bid = Dec.from(quote.bid).round(digits);
+    const ask = Dec.from(quote.ask).round(digits);
+    this.prices.set(quote.symbol, { bid, ask, mid: midOf(bid, ask), bidNumber: bid.toNumber(), askNumber: ask.toNumber() });
+    const currencies = this.rateSymbols.get(quote.symbol);
+    if (!currencies) return;
+    for (const currency of currencies) this.rates.set(currency, rateAlong(this.routes.get(currency) ?? [], this.midOf));
+  }
+
+  private readonly midOf = (symbol: string): Dec | undefined => this.prices.get(symbol)?.mid;
+
+  /** Values one position at current prices and applies the change to its account's sums. */
+  private revalue(position: LivePosition): void {
+    const account = position.account;
+    const price = this.prices.get(position.pair.symbol);
+    const quoteRate = this.rates.get(position.pair.quoteCurrency);
+    const baseRate = this.rates.get(position.pair.baseCurrency);
+    let unrealized = Dec.ZERO;
+    let margin = Dec.ZERO;
+    const valued = price !== undefined && quoteRate !== undefined && baseRate !== undefined;
+    if (price) {
+      position.currentPrice = position.long ? price.bid : price.ask;
+      position.currentPriceNumber = position.long ? price.bidNumber : price.askNumber;
+    }
+    if (valued) {
+      unrealized = quoteRate.convert(pnlInQuote(position.signedUnits, position.entry, position.long ? price.bid : price.ask));
+      margin = marginUsd(position.signedUnits, baseRate, account.leverage);
+    }
+    account.unrealizedSum = account.unrealizedSum.plus(unrealized).minus(position.unrealized);
+    account.marginSum = account.marginSum.plus(margin).minus(position.margin);
+    if (valued !== position.valued) account.unvalued += valued ? -1 : 1;
+    position.unrealized = unrealized;
+    position.margin = margin;
+    position.valued = valued;
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  account(accountId: number): LiveAccount | undefined {
+    return this.accounts.get(accountId);
+  }
+
+  accountOfUser(userId: number): LiveAccount | undefined {
+    return this.accountsByUser.get(userId);
+  }
+
+  /** Every account holding open positions (risk checks at start-up). */
+  *accountsWithPositions(): IterableIterator<LiveAccount> {
+    for (const account of this.accounts.values()) if (account.positions.size > 0) yield account;
+  }
+
+  /**
+   * Whether the margin level is at or below `levelRaw` percent (a Dec's raw value): exact,
+   * without a division, since the risk engine asks it for every touched account on every tick.
+   * False with no margin used.
+   */
+  levelAtOrBelow(account: LiveAccount, levelRaw: bigint): boolean {
+    const margin = account.marginSum.raw;
+    if (margin <= 0n) return false;
+    const equity = Dec.scaled(account.balanceMinor, 2).raw + account.unrealizedSum.raw;
+    return equity * HUNDRED.raw <= margin * levelRaw;
+  }
+
+  figures(account: LiveAccount): Figures {
+    const balance = Dec.scaled(account.balanceMinor, 2);
+    const equity = balance.plus(account.unrealizedSum);
+    const marginUsed = account.marginSum;
+    return {
+      balance,
+      equity,
+      marginUsed,
+      freeMargin: equity.minus(marginUsed),
+      marginLevel: marginUsed.isZero() ? null : equity.div(marginUsed).times(HUNDRED),
+      leverage: account.leverage,
+    };
+  }
+
+  /** The open position with the largest loss: the most negative unrealized P&L (the smallest gain if none loses). */
+  largestLoser(account: LiveAccount): LivePosition | undefined {
+    let worst: LivePosition | undefined;
+    for (const position of account.positions.values()) {
+      if (!worst || position.unrealized.lt(worst.unrealized)) worst = position;
+    }
+    return worst;
+  }
+}

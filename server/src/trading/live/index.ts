@@ -1,0 +1,212 @@
+import type { PositionDto } from '@pipdesk/contract';
+import type { FastifyInstance } from 'fastify';
+import { findAccountByUser } from '../../accounts/index.js';
+import type { AuthModule } from '../../auth/index.js';
+import type { AppContext } from '../../core/context.js';
+import { errors } from '../../errors.js';
+import type { MarketModule } from '../../market/index.js';
+import type { BusEvents } from '../../realtime/bus.js';
+import { positionDto } from '../dto.js';
+import { BALANCE_ADJUSTED_TOPIC, type TradingService } from '../service.js';
+import type { ExecutionEvent } from '../types.js';
+import { type Figures, type LiveAccount, LiveBook, type LivePosition } from './book.js';
+import type { TradingConnection } from './connection.js';
+import { encodeMessage } from './messages.js';
+import { type Pacing, realPacing } from './pacer.js';
+import { RiskEngine } from './risk.js';
+import { defaultSocketOptions, type TradingSocketOptions, TradingSocketServer } from './socket.js';
+import { PnlStreams, PriceFanout } from './streams.js';
+
+/** What the live part needs from the trading service. */
+export type LiveTradingService = Pick<TradingService, 'closePosition' | 'loadOpenBook' | 'protectNegativeBalance'>;
+
+/** Live account figures computed in memory from cached open positions and the latest prices (exact). */
+export type LiveAccountFigures = Figures;
+
+export interface LiveTrading {
+  /** Registers /ws/trading/. */
+  registerSockets(app: FastifyInstance): Promise<void>;
+  /** Loads the open book and starts following ticks and executions. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Undefined when this node holds no state for the account (no open position and no execution seen). */
+  accountFigures(accountId: number): LiveAccountFigures | undefined;
+}
+
+export interface LiveTradingDeps {
+  auth: AuthModule;
+  market: MarketModule;
+  service: LiveTradingService;
+}
+
+export interface LiveTradingOptions {
+  /** Real-time pacing of the streams (tests may drive it). */
+  pacing?: Pacing;
+  socket?: Partial<TradingSocketOptions>;
+}
+
+/** Payload of the service's 'trading.balance_adjusted' message (negative balance protection). */
+interface BalanceAdjusted {
+  accountId: number;
+  balance_minor: number;
+}
+
+/**
+ * The realtime and risk half of trading: the in-memory open book (valued on every tick),
+ * margin call and stop-out, and the /ws/trading/ socket with its streams (DESIGN §3, §5, §9).
+ */
+export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, options: LiveTradingOptions = {}): LiveTrading {
+  const { market, service } = deps;
+  const pacing = options.pacing ?? realPacing;
+  let book: LiveBook | undefined;
+  let risk: RiskEngine | undefined;
+  let streams: PnlStreams | undefined;
+  let prices: PriceFanout | undefined;
+  const unsubscribers: Array<() => void> = [];
+
+  const sockets: TradingSocketServer = new TradingSocketServer({
+    auth: deps.auth,
+    clock: ctx.clock,
+    pacing,
+    log: ctx.log,
+    options: { ...defaultSocketOptions, ...options.socket },
+    handlers: {
+      openPositions: async (conn) => {
+        const account = book?.accountOfUser(conn.user!.userId);
+        return account ? openPositionDtos(account) : [];
+      },
+      subscribePnl: (conn) => subscribePnl(conn),
+      onClosed: (conn) => streams?.unsubscribe(conn),
+    },
+  });
+
+  function openPositionDtos(account: LiveAccount): PositionDto[] {
+    // Oldest first, as the REST calls list open positions.
+    return [...account.positions.values()].sort((a, b) => a.state.id - b.state.id).map(toPositionDto);
+  }
+
+  async function subscribePnl(conn: TradingConnection): Promise<void> {
+    if (!book || !streams || !risk) throw errors.unavailable('Live trading is starting');
+    const userId = conn.user!.userId;
+    let account = book.accountOfUser(userId);
+    if (!account) {
+      const row = await findAccountByUser(ctx.db.kysely, userId);
+      if (!row) throw errors.notFound('Trading account not found');
+      // An execution event may have created it meanwhile; ensureAccount keeps that newer state.
+      account = book.ensureAccount(Number(row.id), userId, Number(row.balance_minor), Number(row.leverage));
+    }
+    if (conn.closed) return;
+    conn.send('pnl_subscription_confirmed', { message: 'Subscribed to P&L updates' });
+    // The current figures follow at once (a repeated subscription just gets them again).
+    streams.subscribe(conn, account.accountId);
+    const inCall = risk.inMarginCall(account);
+    if (inCall) conn.sendRaw(marginCallFrame(inCall));
+  }
+
+  function onAccountChanged(account: LiveAccount): void {
+    risk?.evaluate(account);
+    streams?.accountChanged(account);
+  }
+
+  function onExecution(event: BusEvents['execution']): void {
+    if (!book) return;
+    const payload = event.payload as ExecutionEvent;
+    const account = book.applyExecution(event.accountId, event.userId, payload.account, payload.position_state);
+    const conns = sockets.forUser(event.userId);
+    if (!conns || conns.size === 0) return;
+    const frames = [
+      encodeMessage('order_confirmation', {
+        data: { order: payload.order, position: payload.position, execution_details: payload.execution_details },
+      }),
+    ];
+    if (payload.trades.length > 0) frames.push(encodeMessage('pnl_update', { trades: payload.trades }));
+    if (payload.position_state) frames.push(encodeMessage('positions_update', { data: openPositionDtos(account) }));
+    for (const conn of conns) conn.sendBatch(frames);
+  }
+
+  function onMarginCall(account: LiveAccount, figures: Figures): void {
+    const conns = sockets.forUser(account.userId);
+    if (!conns || conns.size === 0) return;
+    const frame = marginCallFrame(figures);
+    for (const conn of conns) conn.sendRaw(frame);
+  }
+
+  function marginCallFrame(figures: Figures): Buffer {
+    const level = figures.marginLevel!.toNumber(2);
+    return encodeMessage('margin_call', {
+      data: {
+        margin_level: level,
+        equity: figures.equity.toNumber(2),
+        margin_used: figures.marginUsed.toNumber(2),
+        message: `Margin call: your margin level is ${level.toFixed(2)}%. Positions are closed automatically from ${ctx.config.stopOutLevel}%, largest loss first.`,
+      },
+    });
+  }
+
+  function toPositionDto(position: LivePosition): PositionDto {
+    const value = { currentPrice: position.currentPrice, unrealizedPnl: position.unrealized, margin: position.margin };
+    return positionDto(position.state, value, position.pair);
+  }
+
+  return {
+    registerSockets: (app) => sockets.register(app),
+
+    async start() {
+      const live = new LiveBook(market.pairs.list(), onAccountChanged);
+      book = live;
+      streams = new PnlStreams(live, pacing);
+      prices = new PriceFanout(sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing);
+      risk = new RiskEngine({
+        book: live,
+        service,
+        marginCallLevel: ctx.config.marginCallLevel,
+        stopOutLevel: ctx.config.stopOutLevel,
+        // DESIGN §1: in a multi-node deployment only the price-source leader closes positions.
+        runsStopOuts: () => market.isLeader(),
+        onMarginCall,
+        clock: ctx.clock,
+        log: ctx.log,
+      });
+
+      // Follow executions before loading the book, so none committed meanwhile is missed;
+      // they are applied, in order, once the book is loaded.
+      let pending: Array<() => void> | null = [];
+      const inOrder = (apply: () => void) => (pending ? pending.push(apply) : apply());
+      unsubscribers.push(
+        ctx.bus.subscribe('execution', (event) => inOrder(() => onExecution(event))),
+        ctx.bus.subscribe('message', ({ topic, payload }) => {
+          if (topic !== BALANCE_ADJUSTED_TOPIC) return;
+          const { accountId, balance_minor } = payload as BalanceAdjusted;
+          inOrder(() => live.setBalance(accountId, balance_minor));
+        }),
+        ctx.bus.subscribe('session_revoked', ({ sessionId }) => sockets.closeSession(sessionId)),
+        ctx.bus.subscribe('user_disabled', ({ userId }) => sockets.closeUser(userId)),
+        market.prices.onTick((quote) => {
+          live.onTick(quote);
+          prices?.onTick(quote);
+        }),
+      );
+      for (const quote of market.prices.all()) live.seedPrice(quote);
+      for (const entry of await service.loadOpenBook()) live.loadAccount(entry);
+      const buffered = pending;
+      pending = null;
+      for (const apply of buffered) apply();
+      sockets.start();
+      // Accounts already at risk when the server starts are handled now, not at their next tick.
+      for (const account of live.accountsWithPositions()) risk.evaluate(account);
+    },
+
+    async stop() {
+      for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
+      sockets.stop();
+      streams?.stop();
+      prices?.stop();
+      await risk?.stop();
+    },
+
+    accountFigures(accountId) {
+      const account = book?.account(accountId);
+      return account && book ? book.figures(account) : undefined;
+    },
+  };
+}
