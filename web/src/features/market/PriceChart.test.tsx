@@ -1,0 +1,178 @@
+import { act, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeAuthServer } from '../../test/fakeAuthServer';
+import { renderWithProviders } from '../../test/render';
+import { PriceChart } from './PriceChart';
+import { PriceStream } from './priceStream';
+import { chartRangesAsked, EURUSD, FakeSocket, type MarketFixture, minuteCandles, serveMarket, USDJPY } from './testMarket';
+
+// jsdom has no canvas: lightweight-charts is replaced at its module boundary, and the tests
+// read what the app handed to the chart and its candlestick series.
+const lwc = vi.hoisted(() => {
+  const series = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
+  const timeScale = { fitContent: vi.fn() };
+  const chart = { addSeries: vi.fn(() => series), applyOptions: vi.fn(), remove: vi.fn(), timeScale: () => timeScale };
+  return { series, timeScale, chart, createChart: vi.fn(() => chart) };
+});
+vi.mock('lightweight-charts', () => ({
+  createChart: lwc.createChart,
+  CandlestickSeries: { type: 'Candlestick' },
+  ColorType: { Solid: 'solid' },
+  CrosshairMode: { Normal: 0 },
+}));
+
+const NOW = Date.UTC(2026, 2, 12, 10, 30, 20);
+const HOUR = 3_600_000;
+let server: FakeAuthServer;
+let fixture: MarketFixture;
+
+const hourly = (count: number) => minuteCandles(count, NOW, HOUR);
+const lastSetData = () => lwc.series.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; close: number }>;
+
+function chartBox() {
+  return screen.getByTestId('price-chart');
+}
+
+/** Waits until the box says `count` candles and the (lazily loaded) chart has been handed them. */
+async function drawn(count: number) {
+  await waitFor(() => expect(chartBox()).toHaveAttribute('data-candles', String(count)));
+  await waitFor(() => expect(lastSetData()).toHaveLength(count));
+}
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+  FakeSocket.install();
+  server = new FakeAuthServer().install();
+  server.signedInBefore();
+  fixture = {
+    pairs: [EURUSD, USDJPY],
+    charts: { EURUSD: { '1h': minuteCandles(60, NOW), '1w': hourly(168) }, USDJPY: { '1h': minuteCandles(60, NOW) } },
+  };
+  serveMarket(server, fixture);
+});
+
+describe('Price Chart (spec §2, §9)', () => {
+  it('draws the 1h range by default: 60 candles handed to the series with times in seconds UTC', async () => {
+    renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
+    await drawn(60);
+    expect(chartRangesAsked(server, 'EURUSD')).toEqual(['1h']);
+    expect(screen.getByRole('button', { name: '1H' })).toHaveAttribute('aria-pressed', 'true');
+    const candles = minuteCandles(60, NOW);
+    expect(lastSetData()).toEqual(
+      candles.map((c) => ({ time: c.time / 1000, open: c.open, high: c.high, low: c.low, close: c.close })),
+    );
+    expect(chartBox()).toHaveAttribute('data-candle-times', candles.map((c) => c.time).join(','));
+    expect(lwc.chart.addSeries).toHaveBeenCalledWith(
+      { type: 'Candlestick' },
+      expect.objectContaining({ priceFormat: { type: 'price', precision: 5, minMove: 0.00001 } }),
+    );
+    expect(lwc.createChart).toHaveBeenCalledWith(expect.any(HTMLElement), expect.objectContaining({ autoSize: true }));
+    expect(screen.queryByText('No chart data available')).toBeNull();
+  });
+
+  it('formats the prices of a JPY pair with 3 decimals', async () => {
+    renderWithProviders(<PriceChart pair={USDJPY} stream={null} />);
+    await drawn(60);
+    expect(lwc.chart.addSeries).toHaveBeenCalledWith(
+      { type: 'Candlestick' },
+      expect.objectContaining({ priceFormat: { type: 'price', precision: 3, minMove: 0.001 } }),
+    );
+  });
+
+  it('shows the range buttons 1H, 24H, 1W, 1M and loads hourly candles for 1W', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
+    const group = screen.getByRole('group', { name: 'Chart range' });
+    expect([...group.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['1H', '24H', '1W', '1M']);
+    await drawn(60);
+
+    await user.click(screen.getByRole('button', { name: '1W' }));
+    await drawn(168);
+    expect(chartBox()).toHaveAttribute('data-range', '1w');
+    expect(screen.getByRole('button', { name: '1W' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: '1H' })).toHaveAttribute('aria-pressed', 'false');
+    expect(chartRangesAsked(server, 'EURUSD')).toEqual(['1h', '1w']);
+    const bars = lastSetData();
+    expect(bars).toHaveLength(168);
+    for (let i = 1; i < bars.length; i++) expect((bars[i]?.time ?? 0) - (bars[i - 1]?.time ?? 0)).toBe(3600);
+    expect(lwc.timeScale.fitContent).toHaveBeenCalled();
+  });
+
+  it('says "No chart data available" when the range has no candles', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
+    await drawn(60);
+    await user.click(screen.getByRole('button', { name: '24H' }));
+    expect(await screen.findByText('No chart data available')).toBeVisible();
+    expect(chartBox()).toHaveAttribute('data-candles', '0');
+    expect(lastSetData()).toEqual([]);
+  });
+
+  it('keeps 1H live: a chart_update of the current minute updates the last candle, a new minute adds one', async () => {
+    // The 3 s reconnect is the stream's own test; here it only has to happen.
+    const stream = new PriceStream('EURUSD', { reconnectDelayMs: 10 });
+    stream.start();
+    const socket = FakeSocket.last;
+    act(() => socket.open());
+    renderWithProviders(<PriceChart pair={EURUSD} stream={stream} />);
+    await drawn(60);
+    const candles = minuteCandles(60, NOW);
+    const current = candles.at(-1)!;
+
+    const update = { ...current, high: 1.095, close: 1.0949, volume: 99 };
+    act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: '1m', candle: update }));
+    expect(lwc.series.update).toHaveBeenLastCalledWith({
+      time: update.time / 1000,
+      open: update.open,
+      high: 1.095,
+      low: update.low,
+      close: 1.0949,
+    });
+    expect(chartBox()).toHaveAttribute('data-candles', '60');
+
+    const next = { ...update, time: current.time + 60_000, open: 1.0949, close: 1.095 };
+    act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: '1m', candle: next }));
+    expect(chartBox()).toHaveAttribute('data-candles', '60');
+    const times = chartBox().getAttribute('data-candle-times')!.split(',').map(Number);
+    expect(times[0]).toBe(candles[1]?.time);
+    expect(times.at(-1)).toBe(next.time);
+    expect(lastSetData().at(-1)).toEqual({ time: next.time / 1000, open: 1.0949, high: 1.095, low: next.low, close: 1.095 });
+
+    // The newest candle's time goes with the next subscribe, so a reconnect fills the gap.
+    act(() => socket.drop());
+    await waitFor(() => expect(FakeSocket.opened).toHaveLength(2));
+    act(() => FakeSocket.last.open());
+    expect(FakeSocket.last.sent).toEqual([
+      { type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '1m', last_chart_time: next.time },
+    ]);
+    stream.stop();
+  });
+
+  it('does not update the 1W chart live', async () => {
+    const user = userEvent.setup();
+    const stream = new PriceStream('EURUSD');
+    stream.start();
+    const socket = FakeSocket.last;
+    act(() => socket.open());
+    renderWithProviders(<PriceChart pair={EURUSD} stream={stream} />);
+    await user.click(screen.getByRole('button', { name: '1W' }));
+    await drawn(168);
+    lwc.series.update.mockClear();
+    lwc.series.setData.mockClear();
+    const last = hourly(168).at(-1)!;
+    act(() =>
+      socket.receive({
+        type: 'chart_update',
+        symbol: 'EURUSD',
+        timeframe: '1m',
+        candle: { ...last, time: NOW - (NOW % 60_000), close: 1.2 },
+      }),
+    );
+    expect(lwc.series.update).not.toHaveBeenCalled();
+    expect(lwc.series.setData).not.toHaveBeenCalled();
+    expect(chartBox().getAttribute('data-candle-times')?.split(',').at(-1)).toBe(String(last.time));
+    stream.stop();
+  });
+});

@@ -1,0 +1,138 @@
+import { type Candle, CHART_RANGES, type ChartRange, DEFAULT_CHART_RANGE, type FxPair } from '@pipdesk/contract';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Alert, Button, Card, Spinner } from '../../components';
+import { mergeMinuteCandle } from './candles';
+import type { PriceStream } from './priceStream';
+import { useChartData } from './queries';
+
+// The charting library is a third of the app's code: only the pair page loads it, when it first draws.
+const CandlestickChart = lazy(() => import('./CandlestickChart').then((m) => ({ default: m.CandlestickChart })));
+
+/** The range buttons of spec §2, in order. */
+export const CHART_RANGE_BUTTONS: ReadonlyArray<{ range: ChartRange; label: string }> = [
+  { range: '1h', label: '1H' },
+  { range: '24h', label: '24H' },
+  { range: '1w', label: '1W' },
+  { range: '1m', label: '1M' },
+];
+
+/** Spec §9: only the 1h range (one-minute candles) is kept live. */
+export const LIVE_CHART_RANGE: ChartRange = '1h';
+
+export const NO_CHART_DATA_TEXT = 'No chart data available';
+
+/**
+ * The loaded candles, kept live from the price socket's `chart_update`s while `live`:
+ * merged per minute, keeping `keep` candles. New loaded data starts over from it. While
+ * live, the newest candle's time is handed to the stream as `last_chart_time` so a
+ * reconnect fills the gap.
+ */
+export function useLiveCandles(
+  loaded: readonly Candle[] | undefined,
+  stream: PriceStream | null,
+  live: boolean,
+  keep: number,
+): readonly Candle[] {
+  const [state, setState] = useState({ loaded, candles: loaded ?? [] });
+  let current = state;
+  if (state.loaded !== loaded) {
+    current = { loaded, candles: loaded ?? [] };
+    setState(current);
+  }
+
+  useEffect(() => {
+    if (!stream || !live || !loaded) return;
+    return stream.onChartUpdate((candle) =>
+      setState((s) => {
+        if (s.loaded !== loaded) return s;
+        const candles = mergeMinuteCandle(s.candles, candle, keep);
+        return candles === s.candles ? s : { loaded, candles };
+      }),
+    );
+  }, [stream, live, loaded, keep]);
+
+  const newest = live && loaded ? (current.candles.at(-1)?.time ?? null) : null;
+  useEffect(() => {
+    stream?.setLastChartTime(newest);
+  }, [stream, newest]);
+
+  return current.candles;
+}
+
+export interface PriceChartProps {
+  pair: FxPair;
+  /** The pair's price socket (usePriceStream); the 1H chart follows its candles. */
+  stream: PriceStream | null;
+}
+
+/**
+ * The Price Chart card (spec §2): range buttons 1H, 24H, 1W, 1M (default 1h) over a
+ * candlestick chart; "No chart data available" when a range has no candles.
+ *
+ * The chart box carries what it shows for tests and tools: `data-range`, `data-candles`
+ * (how many) and `data-candle-times` (their open times in epoch ms, comma-separated).
+ */
+export function PriceChart({ pair, stream }: PriceChartProps) {
+  const [range, setRange] = useState<ChartRange>(DEFAULT_CHART_RANGE);
+  const chart = useChartData(pair.symbol, range);
+  const live = range === LIVE_CHART_RANGE;
+  const candles = useLiveCandles(chart.data, stream, live, CHART_RANGES[range].count);
+
+  return (
+    <Card
+      className="price-chart-card"
+      aria-label="Price Chart"
+      title="Price Chart"
+      flush
+      actions={
+        <fieldset className="range-buttons">
+          <legend className="sr-only">Chart range</legend>
+          {CHART_RANGE_BUTTONS.map((b) => (
+            <Button
+              key={b.range}
+              size="sm"
+              variant={b.range === range ? 'primary' : 'ghost'}
+              aria-pressed={b.range === range}
+              onClick={() => setRange(b.range)}
+            >
+              {b.label}
+            </Button>
+          ))}
+        </fieldset>
+      }
+    >
+      <div
+        className="price-chart"
+        data-testid="price-chart"
+        data-range={range}
+        data-candles={chart.data ? candles.length : undefined}
+        data-candle-times={chart.data ? candles.map((c) => c.time).join(',') : undefined}
+      >
+        <Suspense fallback={null}>
+          <CandlestickChart candles={candles} digits={pair.digits} view={`${pair.symbol}:${range}`} />
+        </Suspense>
+        {chart.isPending ? (
+          <div className="price-chart__state" role="status">
+            <Spinner />
+            <span>Loading chart...</span>
+          </div>
+        ) : chart.isError ? (
+          <div className="price-chart__state">
+            <Alert
+              tone="error"
+              actions={
+                <Button size="sm" onClick={() => void chart.refetch()}>
+                  Try Again
+                </Button>
+              }
+            >
+              Failed to load chart data
+            </Alert>
+          </div>
+        ) : candles.length === 0 ? (
+          <p className="price-chart__state">{NO_CHART_DATA_TEXT}</p>
+        ) : null}
+      </div>
+    </Card>
+  );
+}

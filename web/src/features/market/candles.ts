@@ -1,0 +1,50 @@
+import type { Candle } from '@pipdesk/contract';
+
+export const MINUTE_MS = 60_000;
+
+/** The start of the minute `time` (epoch ms) falls in. */
+export function minuteOf(time: number): number {
+  return Math.floor(time / MINUTE_MS) * MINUTE_MS;
+}
+
+/**
+ * Folds a live one-minute candle from the price socket into the 1H chart (spec §9: live
+ * updates aggregated per minute). The socket's candle is the server's whole aggregate of
+ * its minute, so it replaces the chart's candle of the same minute; a candle of a new
+ * minute is appended and the oldest dropped, so the chart keeps showing `keep` minutes;
+ * a closed candle the client missed (gap fill after a reconnect) takes its place in time
+ * order. Returns the same array when nothing changed, so React skips the render.
+ */
+export function mergeMinuteCandle(candles: readonly Candle[], update: Candle, keep: number): readonly Candle[] {
+  const candle = update.time === minuteOf(update.time) ? update : { ...update, time: minuteOf(update.time) };
+  const last = candles.at(-1);
+  if (!last || candle.time > last.time) return [...candles, candle].slice(-keep);
+  if (candle.time === last.time) return sameCandle(last, candle) ? candles : [...candles.slice(0, -1), candle];
+  // Older than the newest: a missed candle of the gap fill. Older than the window: nothing to show.
+  const first = candles[0];
+  if (first && candle.time < first.time && candles.length >= keep) return candles;
+  const index = candles.findIndex((c) => c.time >= candle.time);
+  const at = candles[index];
+  if (at && at.time === candle.time) {
+    if (sameCandle(at, candle)) return candles;
+    return [...candles.slice(0, index), candle, ...candles.slice(index + 1)];
+  }
+  return [...candles.slice(0, index), candle, ...candles.slice(index)].slice(-keep);
+}
+
+function sameCandle(a: Candle, b: Candle): boolean {
+  return a.open === b.open && a.high === b.high && a.low === b.low && a.close === b.close && a.volume === b.volume;
+}
+
+/** A candle as lightweight-charts draws it: time in whole seconds UTC. */
+export interface ChartBar {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+}
+
+export function toChartBar(candle: Candle): ChartBar {
+  return { time: Math.floor(candle.time / 1000), open: candle.open, high: candle.high, low: candle.low, close: candle.close };
+}

@@ -1,0 +1,88 @@
+import {
+  type Candle,
+  type ChartRange,
+  type CurrentPrices,
+  chartDataSchema,
+  currentPricesSchema,
+  type PairSnapshot,
+  type Price,
+  pairPriceSchema,
+  pairSnapshotSchema,
+} from '@pipdesk/contract';
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../api';
+
+/** Spec §9: prices are polled every 5 s where no live connection carries them. */
+export const PRICE_POLL_MS = 5_000;
+
+export const marketKeys = {
+  currentPrices: ['market', 'current-prices'] as const,
+  pair: (symbol: string) => ['market', 'pair', symbol.toUpperCase()] as const,
+  pairPrice: (symbol: string) => ['market', 'pair', symbol.toUpperCase(), 'price'] as const,
+  chart: (symbol: string, range: ChartRange) => ['market', 'pair', symbol.toUpperCase(), 'chart', range] as const,
+};
+
+const path = (symbol: string) => `/trading/pair/${encodeURIComponent(symbol.toUpperCase())}`;
+
+/** GET trading/current-prices/: every active pair's price. */
+export function fetchCurrentPrices(signal?: AbortSignal): Promise<CurrentPrices> {
+  return api.get('/trading/current-prices/', currentPricesSchema, { signal });
+}
+
+/** GET trading/pair/{symbol}/: the pair and its price now (404 for an unknown pair). */
+export function fetchPairSnapshot(symbol: string, signal?: AbortSignal): Promise<PairSnapshot> {
+  return api.get(`${path(symbol)}/`, pairSnapshotSchema, { signal });
+}
+
+/** GET trading/pair/{symbol}/price/. */
+export function fetchPairPrice(symbol: string, signal?: AbortSignal): Promise<Price> {
+  return api.get(`${path(symbol)}/price/`, pairPriceSchema, { signal });
+}
+
+/** GET trading/pair/{symbol}/chart-data/?range=…: candles oldest first, the last one still forming. */
+export function fetchChartData(symbol: string, range: ChartRange, signal?: AbortSignal): Promise<Candle[]> {
+  return api.get(`${path(symbol)}/chart-data/`, chartDataSchema, { query: { range }, signal });
+}
+
+/** Every pair's price, polled every 5 s while `enabled`. */
+export function useCurrentPrices({ enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: marketKeys.currentPrices,
+    queryFn: ({ signal }) => fetchCurrentPrices(signal),
+    enabled,
+    refetchInterval: PRICE_POLL_MS,
+    staleTime: PRICE_POLL_MS,
+  });
+}
+
+/**
+ * The pair and its price now: the market part of trading/pair/{symbol}/. An unknown pair
+ * fails with an ApiError of status 404 (see `isPairNotFound`).
+ */
+export function usePairSnapshot(symbol: string) {
+  return useQuery({
+    queryKey: marketKeys.pair(symbol),
+    queryFn: ({ signal }) => fetchPairSnapshot(symbol, signal),
+    staleTime: 60_000,
+  });
+}
+
+/** One pair's price, polled every 5 s while `enabled` (the price socket is down). */
+export function usePairPrice(symbol: string, { enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: marketKeys.pairPrice(symbol),
+    queryFn: ({ signal }) => fetchPairPrice(symbol, signal),
+    enabled,
+    refetchInterval: PRICE_POLL_MS,
+    staleTime: PRICE_POLL_MS,
+  });
+}
+
+/** A range's candles; no polling: the 1h chart is kept live by the price socket, the others are not live (spec §9). */
+export function useChartData(symbol: string, range: ChartRange) {
+  return useQuery({
+    queryKey: marketKeys.chart(symbol, range),
+    queryFn: ({ signal }) => fetchChartData(symbol, range, signal),
+    staleTime: 30_000,
+  });
+}
