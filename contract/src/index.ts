@@ -1,5 +1,6 @@
 export * from './auth.js';
 export * from './common.js';
+export * from './currencies.js';
 export * from './market.js';
 export * from './news.js';
 export * from './trading.js';

@@ -1,2 +1,199 @@
-// Contract of the market module: request, answer and socket message schemas, and shared pure functions.
-export {};
+// Contract of the market module: pairs, prices, chart candles and the /ws/prices/ socket.
+import { z } from 'zod';
+
+/** A catalogue pair exactly as the API answers it (DESIGN §2). */
+export const fxPairSchema = z.object({
+  id: z.number().int(),
+  /** Six letters, e.g. EURUSD. */
+  symbol: z.string().regex(/^[A-Z]{6}$/),
+  /** "Euro / US Dollar". */
+  name: z.string(),
+  base_currency: z.string().length(3),
+  quote_currency: z.string().length(3),
+  min_lot_size: z.number(),
+  max_lot_size: z.number(),
+  /** Units of the base currency in one lot. */
+  contract_size: z.number().int(),
+  /** Typical spread in pips. */
+  spread: z.number(),
+  /** 0.0001; 0.01 for JPY-quoted pairs. */
+  pip_size: z.number(),
+  /** Decimals of a quote: 5; 3 for JPY-quoted pairs. */
+  digits: z.number().int(),
+  is_active: z.boolean(),
+});
+export type FxPair = z.infer<typeof fxPairSchema>;
+
+/** A price as the calls answer it; `price` is the mid. Timestamps are ISO 8601 UTC. */
+export const priceSchema = z.object({
+  bid: z.number(),
+  ask: z.number(),
+  mid: z.number(),
+  price: z.number(),
+  timestamp: z.string(),
+});
+export type Price = z.infer<typeof priceSchema>;
+
+/** GET trading/current-prices/: symbol → price. */
+export const currentPricesSchema = z.record(z.string(), priceSchema);
+export type CurrentPrices = z.infer<typeof currentPricesSchema>;
+
+/** GET trading/pair/{symbol}/price/. */
+export const pairPriceSchema = priceSchema;
+export type PairPrice = Price;
+
+/**
+ * GET trading/pair/{symbol}/: the market part. The trading module adds `positions`,
+ * `recent_orders` and `trading_account` to the same answer (its schema extends this one).
+ */
+export const pairSnapshotSchema = z.object({ pair: fxPairSchema, price: priceSchema.nullable() });
+export type PairSnapshot = z.infer<typeof pairSnapshotSchema>;
+
+/** A chart candle of mid prices; `time` is its open time in epoch ms, `volume` the number of ticks. */
+export const candleSchema = z.object({
+  time: z.number().int(),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number().int(),
+});
+export type Candle = z.infer<typeof candleSchema>;
+
+export const CHART_RANGE_VALUES = ['1h', '24h', '1w', '1m'] as const;
+export type ChartRange = (typeof CHART_RANGE_VALUES)[number];
+
+/** What each chart range answers: the candle size and exactly how many candles (DESIGN §4). */
+export const CHART_RANGES: Readonly<Record<ChartRange, { timeframeMinutes: number; count: number }>> = {
+  '1h': { timeframeMinutes: 1, count: 60 },
+  '24h': { timeframeMinutes: 15, count: 96 },
+  '1w': { timeframeMinutes: 60, count: 168 },
+  '1m': { timeframeMinutes: 240, count: 180 },
+};
+export const DEFAULT_CHART_RANGE: ChartRange = '1h';
+
+export const chartRangeSchema = z.enum(CHART_RANGE_VALUES, { error: `must be one of ${CHART_RANGE_VALUES.join(', ')}` });
+
+/** Query of GET trading/pair/{symbol}/chart-data/. */
+export const chartDataQuerySchema = z.object({ range: chartRangeSchema.default(DEFAULT_CHART_RANGE) });
+export type ChartDataQuery = z.infer<typeof chartDataQuerySchema>;
+
+/** Answer of chart-data: candles oldest first, the last one still forming. */
+export const chartDataSchema = z.array(candleSchema);
+
+// ---------------------------------------------------------------------------------------
+// /ws/prices/ (DESIGN §5). Messages are JSON objects with a `type`; the payload sits beside it.
+
+/** The only live timeframe of the socket: one-minute candles. */
+export const PRICE_SOCKET_TIMEFRAME = '1m';
+
+/** Client → server messages, `type → payload`. */
+export const pricesClientPayloads = {
+  /**
+   * Start receiving a pair. `last_chart_time` is the open time (epoch ms) of the newest candle
+   * the client already has: closed candles after it are sent first (gap fill).
+   */
+  subscribe_prices: z.object({
+    symbol: z.string().min(1).max(20),
+    timeframe: z.literal(PRICE_SOCKET_TIMEFRAME, { error: `only ${PRICE_SOCKET_TIMEFRAME} is available` }).default('1m'),
+    last_chart_time: z.number().nonnegative().nullable().optional(),
+  }),
+  unsubscribe_prices: z.object({ symbol: z.string().min(1).max(20) }),
+  /** Keep-alive; `ts` (any number) comes back in the pong. */
+  ping: z.object({ ts: z.number().optional() }),
+} as const;
+
+/** Server → client messages, `type → payload`. */
+export const pricesServerPayloads = {
+  /** The price source is up (sent on connect while it is, and whenever it comes back). */
+  external_feed_connected: z.object({ source: z.string() }),
+  /** The price source stopped delivering (no tick for the configured time). */
+  external_feed_disconnected: z.object({ source: z.string() }),
+  price_update: z.object({
+    symbol: z.string(),
+    /** The mid. */
+    price: z.number(),
+    bid: z.number(),
+    ask: z.number(),
+    timestamp: z.string(),
+  }),
+  /** The live one-minute candle, or a closed one the client missed (gap fill). */
+  chart_update: z.object({ symbol: z.string(), timeframe: z.literal(PRICE_SOCKET_TIMEFRAME), candle: candleSchema }),
+  error: z.object({ message: z.string() }),
+  pong: z.object({ ts: z.number().optional() }),
+} as const;
+
+type PayloadMap<P extends Record<string, z.ZodType>> = { [K in keyof P]: z.infer<P[K]> };
+type MessageOf<M> = { [K in keyof M]: { type: K } & M[K] }[keyof M];
+
+export type PricesClientMessages = PayloadMap<typeof pricesClientPayloads>;
+export type PricesServerMessages = PayloadMap<typeof pricesServerPayloads>;
+export type PricesClientMessage = MessageOf<PricesClientMessages>;
+export type PricesServerMessage = MessageOf<PricesServerMessages>;
+
+/** Builds a typed socket message: `pricesMessage('price_update', {...})`. */
+export function pricesMessage<K extends keyof PricesServerMessages>(
+  type: K,
+  payload: PricesServerMessages[K],
+): { type: K } & PricesServerMessages[K] {
+  return { type, ...payload };
+}
+
+/** Builds a typed client message: `pricesClientMessage('subscribe_prices', {...})`. */
+export function pricesClientMessage<K extends keyof PricesClientMessages>(
+  type: K,
+  payload: z.input<(typeof pricesClientPayloads)[K]>,
+): { type: K } & z.input<(typeof pricesClientPayloads)[K]> {
+  return { type, ...payload };
+}
+
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function parseMessage<P extends Record<string, z.ZodType>>(payloads: P, raw: unknown): ParseResult<MessageOf<PayloadMap<P>>> {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { ok: false, error: 'Malformed message: expected a JSON object' };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: 'Malformed message: expected a JSON object' };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return { ok: false, error: 'Malformed message: missing "type"' };
+  if (!Object.hasOwn(payloads, type)) return { ok: false, error: `Unknown message type: ${type.slice(0, 40)}` };
+  const { type: _type, ...payload } = value as Record<string, unknown>;
+  const parsed = (payloads[type] as z.ZodType).safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join('.') ?? '';
+    return { ok: false, error: `Invalid ${type}: ${field ? `${field} ` : ''}${issue?.message ?? 'is invalid'}` };
+  }
+  return { ok: true, message: { type, ...(parsed.data as object) } as MessageOf<PayloadMap<P>> };
+}
+
+/** Parses a client message (text or object); never throws. */
+export function parsePricesClientMessage(raw: unknown): ParseResult<PricesClientMessage> {
+  return parseMessage(pricesClientPayloads, raw);
+}
+
+/** Parses a server message (text or object); never throws. */
+export function parsePricesServerMessage(raw: unknown): ParseResult<PricesServerMessage> {
+  return parseMessage(pricesServerPayloads, raw);
+}
+
+/** Handlers per message type, for `dispatchPricesMessage`. */
+export type PricesServerHandlers = {
+  [K in keyof PricesServerMessages]?: (message: { type: K } & PricesServerMessages[K]) => void;
+};
+
+/** Parses a server message and calls the handler of its type; returns false when it was not valid. */
+export function dispatchPricesMessage(raw: unknown, handlers: PricesServerHandlers): boolean {
+  const result = parsePricesServerMessage(raw);
+  if (!result.ok) return false;
+  const handler = handlers[result.message.type] as ((m: PricesServerMessage) => void) | undefined;
+  handler?.(result.message);
+  return true;
+}

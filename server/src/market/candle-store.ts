@@ -1,0 +1,93 @@
+import type { AppContext } from '../core/context.js';
+import { writeTransaction } from '../db/transaction.js';
+import { AGGREGATE_TIMEFRAMES, aggregateCandles, bucketStart, MINUTE_MS, type ScaledCandle } from './candles.js';
+import { generateHistory } from './history.js';
+import type { Pair } from './index.js';
+import { fromScaled } from './quotes.js';
+import type { BarSeries } from './replay-data.js';
+import { bulkInsertCandles, type CandleRow, candlesBetween, lastMinuteCandle, upsertCandles } from './repo.js';
+
+const LARGEST_TIMEFRAME = AGGREGATE_TIMEFRAMES[AGGREGATE_TIMEFRAMES.length - 1]!;
+
+/**
+ * Writes candles: closed one-minute candles in batches (with the 15m/1h/4h candles that
+ * contain them recomputed in the same transaction), and the history backfill.
+ */
+export class CandleStore {
+  constructor(private readonly ctx: AppContext) {}
+
+  /**
+   * Writes one-minute candles and refreshes their aggregates. Aggregates are recomputed from
+   * the stored minutes of each touched four-hour window, so a retried or repeated write
+   * cannot double count.
+   */
+  async write(rows: readonly CandleRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const windows = new Map<string, { pairId: number; start: number }>();
+    for (const r of rows) {
+      const start = bucketStart(r.time, LARGEST_TIMEFRAME);
+      windows.set(`${r.pairId}:${start}`, { pairId: r.pairId, start });
+    }
+    await writeTransaction(this.ctx.db, async (trx) => {
+      await upsertCandles(trx, rows);
+      const aggregates: CandleRow[] = [];
+      for (const { pairId, start } of windows.values()) {
+        const minutes = await candlesBetween(trx, pairId, 1, start, start + LARGEST_TIMEFRAME * MINUTE_MS);
+        for (const tf of AGGREGATE_TIMEFRAMES) {
+          for (const a of aggregateCandles(minutes, tf)) aggregates.push({ pairId, timeframe: tf, ...a });
+        }
+      }
+      await upsertCandles(trx, aggregates);
+    });
+  }
+
+  /** The newest stored one-minute candle of each pair (pairs without history are absent). */
+  async lastCandles(pairs: readonly Pair[]): Promise<Map<string, ScaledCandle>> {
+    const out = new Map<string, ScaledCandle>();
+    for (const pair of pairs) {
+      const last = await lastMinuteCandle(this.ctx.db.kysely, pair.id);
+      if (last) out.set(pair.symbol, last);
+    }
+    return out;
+  }
+
+  /**
+   * Fills `days` of one-minute history (and aggregates) up to the start of the current
+   * minute for the pairs that have none, in one transaction. Returns the rows written.
+   */
+  async backfill(
+    pairs: readonly Pair[],
+    options: {
+      now: number;
+      days: number;
+      seed: number;
+      replay: ReadonlyMap<string, BarSeries>;
+      usePairSeries: boolean;
+      allPairs: readonly Pair[];
+    },
+  ): Promise<number> {
+    if (pairs.length === 0 || options.days <= 0) return 0;
+    const to = bucketStart(options.now, 1);
+    const from = to - options.days * 1440 * MINUTE_MS;
+    const wanted = new Set(pairs.map((p) => p.id));
+    let written = 0;
+    await writeTransaction(this.ctx.db, async (trx) => {
+      // Generated for the whole catalogue so legs and crosses stay consistent; written only where missing.
+      // On PostgreSQL the next day is generated while the database stores the previous one.
+      let storing: Promise<void> = Promise.resolve();
+      for (const chunk of generateHistory({ ...options, pairs: options.allPairs, from, to })) {
+        const rows = chunk.filter((r) => wanted.has(r.pairId));
+        await storing;
+        storing = bulkInsertCandles(trx, this.ctx.db.kind, rows);
+        written += rows.length;
+      }
+      await storing;
+    });
+    return written;
+  }
+}
+
+/** Mids of the last candles, for a source to resume from. */
+export function lastMids(last: ReadonlyMap<string, ScaledCandle>): Map<string, number> {
+  return new Map([...last].map(([symbol, c]) => [symbol, fromScaled(c.close)]));
+}

@@ -1,0 +1,294 @@
+import { type PricesServerMessages, parsePricesClientMessage, pricesMessage, roundPrice } from '@pipdesk/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import WebSocket from 'ws';
+import type { AuthModule, AuthUser } from '../auth/index.js';
+import type { AppContext } from '../core/context.js';
+import type { Catalog } from './catalogue.js';
+import type { MarketFeed } from './feed.js';
+import type { PriceBook, Quote } from './index.js';
+import type { MarketService } from './service.js';
+import { realTimers, type Timers } from './sources/timers.js';
+
+export interface PriceSocketDeps {
+  ctx: AppContext;
+  catalog: Catalog;
+  book: PriceBook;
+  service: MarketService;
+  feed: MarketFeed;
+  auth: AuthModule | undefined;
+  timers?: Timers;
+}
+
+/**
+ * At most this often per symbol a `chart_update` of the live candle goes out (the last change
+ * always does): a one-minute candle redrawn every second looks live, and every message is a
+ * write per subscriber.
+ */
+const CHART_UPDATE_MS = 1000;
+/** A client that reads this slowly misses price updates instead of growing our memory. */
+const MAX_BUFFERED_BYTES = 512 * 1024;
+/** Messages a client may send: a burst of 20, then 10 a second. */
+const RATE_BURST = 20;
+const RATE_PER_SECOND = 10;
+/** Messages dropped for rate before the connection is closed. */
+const RATE_DROPS_BEFORE_CLOSE = 100;
+/** Symbols one connection may follow at once. */
+const MAX_SUBSCRIPTIONS = 24;
+
+/** One /ws/prices/ connection. */
+class PriceClient {
+  readonly symbols = new Set<string>();
+  user: AuthUser | undefined;
+  private tokens = RATE_BURST;
+  private refilledAt = performance.now();
+  private dropped = 0;
+  private lastRateWarning = 0;
+  private queue: Promise<void> = Promise.resolve();
+  expiryTimer: unknown;
+
+  constructor(readonly socket: WebSocket) {}
+
+  send<K extends keyof PricesServerMessages>(type: K, payload: PricesServerMessages[K]): void {
+    this.sendRaw(JSON.stringify(pricesMessage(type, payload)));
+  }
+
+  /**
+   * Sends a pre-serialised message (fan-out encodes it once into a Buffer for all subscribers);
+   * skips a client whose buffer is full (prices are superseded anyway).
+   */
+  sendRaw(message: string | Buffer): void {
+    if (this.socket.readyState !== WebSocket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
+    this.socket.send(message, { binary: false });
+  }
+
+  /** Token bucket; false when the message must be dropped. */
+  allowMessage(): 'ok' | 'drop' | 'close' {
+    const now = performance.now();
+    this.tokens = Math.min(RATE_BURST, this.tokens + ((now - this.refilledAt) / 1000) * RATE_PER_SECOND);
+    this.refilledAt = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 'ok';
+    }
+    this.dropped++;
+    if (this.dropped > RATE_DROPS_BEFORE_CLOSE) return 'close';
+    if (now - this.lastRateWarning > 1000) {
+      this.lastRateWarning = now;
+      this.send('error', { message: 'Too many messages: slow down' });
+    }
+    return 'drop';
+  }
+
+  /** Handles messages one after another, even when one waits for the database. */
+  enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(task, task);
+  }
+}
+
+/**
+ * The market data socket (DESIGN §5). Ticks fan out from the price book: each tick is
+ * serialised once per symbol and written to that symbol's subscribers, no database on the
+ * way. A bearer token is optional; one that is sent must be valid (4001 otherwise), and an
+ * authenticated socket closes on logout, on a disabled user and when its token expires (DESIGN §9).
+ */
+export class PriceSocketHub {
+  private readonly clients = new Set<PriceClient>();
+  private readonly bySymbol = new Map<string, Set<PriceClient>>();
+  private readonly chartThrottle = new Map<string, { sentAt: number; timer: unknown }>();
+  private readonly timers: Timers;
+  private readonly cleanups: Array<() => void> = [];
+
+  constructor(private readonly deps: PriceSocketDeps) {
+    this.timers = deps.timers ?? realTimers;
+    this.cleanups.push(deps.book.onTick((quote) => this.onTick(quote)));
+    this.cleanups.push(deps.feed.onStatusChange((up) => this.onFeedStatus(up)));
+    this.cleanups.push(
+      deps.ctx.bus.subscribe('session_revoked', (e) => this.closeWhere((c) => c.user?.sessionId === e.sessionId)),
+    );
+    this.cleanups.push(deps.ctx.bus.subscribe('user_disabled', (e) => this.closeWhere((c) => c.user?.userId === e.userId)));
+  }
+
+  register(app: FastifyInstance): void {
+    app.get('/ws/prices/', { websocket: true }, (socket, request) => this.onConnection(socket, request));
+  }
+
+  /** Number of open connections (health, benchmarks). */
+  get connections(): number {
+    return this.clients.size;
+  }
+
+  close(): void {
+    for (const cleanup of this.cleanups) cleanup();
+    for (const t of this.chartThrottle.values()) if (t.timer !== undefined) this.timers.clearTimeout(t.timer);
+    for (const client of this.clients) client.socket.close(1001, 'Server shutting down');
+  }
+
+  private onConnection(socket: WebSocket, request: FastifyRequest): void {
+    const client = new PriceClient(socket);
+    this.clients.add(client);
+    socket.on('close', () => this.drop(client));
+    socket.on('error', () => this.drop(client));
+    socket.on('message', (data, isBinary) => {
+      const verdict = client.allowMessage();
+      if (verdict === 'close') {
+        socket.close(1008, 'Too many messages');
+        return;
+      }
+      if (verdict === 'drop') return;
+      if (isBinary) {
+        client.send('error', { message: 'Malformed message: expected a JSON object' });
+        return;
+      }
+      const text = data.toString();
+      client.enqueue(() => this.onMessage(client, text));
+    });
+    const token = bearerToken(request);
+    if (token !== undefined) client.enqueue(() => this.authenticate(client, token));
+    client.enqueue(async () => {
+      if (this.deps.feed.feedConnected()) client.send('external_feed_connected', { source: this.deps.feed.health().name });
+    });
+  }
+
+  private async authenticate(client: PriceClient, token: string): Promise<void> {
+    try {
+      if (!this.deps.auth) throw new Error('no auth module');
+      client.user = await this.deps.auth.verifyAccessToken(token);
+      const left = client.user.expiresAt - this.deps.ctx.clock.now();
+      client.expiryTimer = this.timers.setTimeout(() => client.socket.close(4001, 'Token expired'), Math.max(0, left));
+    } catch {
+      client.send('error', { message: 'Invalid or expired token' });
+      client.socket.close(4001, 'Invalid or expired token');
+    }
+  }
+
+  private async onMessage(client: PriceClient, text: string): Promise<void> {
+    if (client.socket.readyState !== WebSocket.OPEN) return;
+    const parsed = parsePricesClientMessage(text);
+    if (!parsed.ok) {
+      client.send('error', { message: parsed.error });
+      return;
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case 'ping':
+        client.send('pong', message.ts === undefined ? {} : { ts: message.ts });
+        return;
+      case 'unsubscribe_prices': {
+        const symbol = message.symbol.toUpperCase();
+        client.symbols.delete(symbol);
+        this.bySymbol.get(symbol)?.delete(client);
+        return;
+      }
+      case 'subscribe_prices':
+        await this.subscribe(client, message.symbol, message.last_chart_time ?? undefined);
+        return;
+    }
+  }
+
+  private async subscribe(client: PriceClient, rawSymbol: string, lastChartTime: number | undefined): Promise<void> {
+    const pair = this.deps.catalog.get(rawSymbol);
+    if (!pair?.isActive) {
+      client.send('error', { message: `Currency pair ${rawSymbol.toUpperCase().slice(0, 20)} not found` });
+      return;
+    }
+    if (!client.symbols.has(pair.symbol) && client.symbols.size >= MAX_SUBSCRIPTIONS) {
+      client.send('error', { message: `At most ${MAX_SUBSCRIPTIONS} pairs per connection` });
+      return;
+    }
+    if (lastChartTime !== undefined) {
+      // Charting libraries count in seconds; a value that small cannot be a time in ms since 1973.
+      const since = lastChartTime < 1e11 ? lastChartTime * 1000 : lastChartTime;
+      const missed = await this.deps.service.closedCandlesSince(pair, since);
+      for (const candle of missed) client.send('chart_update', { symbol: pair.symbol, timeframe: '1m', candle });
+    }
+    if (client.socket.readyState !== WebSocket.OPEN) return;
+    client.symbols.add(pair.symbol);
+    let set = this.bySymbol.get(pair.symbol);
+    if (!set) {
+      set = new Set();
+      this.bySymbol.set(pair.symbol, set);
+    }
+    set.add(client);
+    const live = this.deps.service.liveCandle(pair);
+    if (live) client.send('chart_update', { symbol: pair.symbol, timeframe: '1m', candle: live });
+    const quote = this.deps.book.latest(pair.symbol);
+    if (quote) client.sendRaw(this.priceUpdate(quote, pair.digits));
+  }
+
+  private priceUpdate(quote: Quote, digits: number): string {
+    return JSON.stringify(
+      pricesMessage('price_update', {
+        symbol: quote.symbol,
+        price: roundPrice(quote.mid, digits + 1),
+        bid: roundPrice(quote.bid, digits),
+        ask: roundPrice(quote.ask, digits),
+        timestamp: new Date(quote.timestamp).toISOString(),
+      }),
+    );
+  }
+
+  private onTick(quote: Quote): void {
+    const subscribers = this.bySymbol.get(quote.symbol);
+    if (!subscribers || subscribers.size === 0) return;
+    const pair = this.deps.catalog.get(quote.symbol);
+    if (!pair) return;
+    const message = Buffer.from(this.priceUpdate(quote, pair.digits));
+    for (const client of subscribers) client.sendRaw(message);
+    this.scheduleChartUpdate(quote.symbol);
+  }
+
+  /**
+   * At most one `chart_update` per symbol a second, always from a timer (at the earliest right
+   * after the current tick's fan-out), so candle messages never queue in front of the price
+   * updates of the ticks that follow; the last change of the candle always goes out.
+   */
+  private scheduleChartUpdate(symbol: string): void {
+    const state = this.chartThrottle.get(symbol) ?? { sentAt: -Infinity, timer: undefined };
+    this.chartThrottle.set(symbol, state);
+    if (state.timer !== undefined) return;
+    const wait = Math.max(0, CHART_UPDATE_MS - (performance.now() - state.sentAt));
+    state.timer = this.timers.setTimeout(() => {
+      state.timer = undefined;
+      state.sentAt = performance.now();
+      this.sendChartUpdate(symbol);
+    }, wait);
+  }
+
+  private sendChartUpdate(symbol: string): void {
+    const subscribers = this.bySymbol.get(symbol);
+    const pair = this.deps.catalog.get(symbol);
+    if (!subscribers || subscribers.size === 0 || !pair) return;
+    const candle = this.deps.service.liveCandle(pair);
+    if (!candle) return;
+    const message = Buffer.from(JSON.stringify(pricesMessage('chart_update', { symbol, timeframe: '1m', candle })));
+    for (const client of subscribers) client.sendRaw(message);
+  }
+
+  private onFeedStatus(up: boolean): void {
+    const source = this.deps.feed.health().name;
+    const text = JSON.stringify(
+      up ? pricesMessage('external_feed_connected', { source }) : pricesMessage('external_feed_disconnected', { source }),
+    );
+    for (const client of this.clients) client.sendRaw(text);
+  }
+
+  private closeWhere(match: (client: PriceClient) => boolean): void {
+    for (const client of this.clients) if (match(client)) client.socket.close(4001, 'Session ended');
+  }
+
+  private drop(client: PriceClient): void {
+    if (!this.clients.delete(client)) return;
+    if (client.expiryTimer !== undefined) this.timers.clearTimeout(client.expiryTimer);
+    for (const symbol of client.symbols) this.bySymbol.get(symbol)?.delete(client);
+  }
+}
+
+/**
+ * `Authorization: Bearer …` only. Not `?token=`: a query string ends up in access logs.
+ * Browsers cannot set the header, so they read market data anonymously, which is allowed.
+ */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const m = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
+  return m?.[1];
+}
