@@ -60,7 +60,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let bus: Bus;
   try {
     await migrateToLatest(db);
-    bus = config.redisUrl ? await createRedisBus(config.redisUrl) : new MemoryBus();
+    bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisChannelPrefix) : new MemoryBus();
   } catch (err) {
     await db.close();
     throw err;

@@ -37,6 +37,7 @@ const envSchema = z.object({
     .string()
     .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
     .optional(),
+  REDIS_CHANNEL_PREFIX: z.string().min(1).max(64).default('pipdesk:'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL_MINUTES: positiveInt.default(60),
   REFRESH_TOKEN_TTL_DAYS: positiveInt.default(7),
@@ -72,6 +73,8 @@ export interface Config {
   dataDir: string;
   database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
   redisUrl: string | undefined;
+  /** Pub/sub channel prefix: deployments (or test runs) sharing one Redis stay apart. */
+  redisChannelPrefix: string;
   jwtSecret: string;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
@@ -140,6 +143,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     dataDir,
     database,
     redisUrl: env.REDIS_URL,
+    redisChannelPrefix: env.REDIS_CHANNEL_PREFIX,
     jwtSecret,
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_MINUTES * 60,
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_DAYS * 86_400,

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     await migrateToLatest(db);
     // With Redis, a running server hears `user_disabled` at once and closes the trader's sockets;
     // without it the server still refuses the trader's next request (sessions live in the database).
-    bus = config.redisUrl ? await createRedisBus(config.redisUrl) : new MemoryBus();
+    bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisChannelPrefix) : new MemoryBus();
     return await runTraderCommand(argv, { db, bus, clock: systemClock }, { out: console.log, err: console.error });
   } finally {
     await bus?.close();

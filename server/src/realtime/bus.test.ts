@@ -32,8 +32,9 @@ describe('memory bus', () => {
 if (redisUrl) {
   describe('redis bus (two nodes)', () => {
     it('delivers an event published on one node to the other node and to itself', async () => {
-      const nodeA: Bus = await createRedisBus(redisUrl);
-      const nodeB: Bus = await createRedisBus(redisUrl);
+      const prefix = `pipdesk-bus-test-${process.pid}:`;
+      const nodeA: Bus = await createRedisBus(redisUrl, prefix);
+      const nodeB: Bus = await createRedisBus(redisUrl, prefix);
       try {
         const onB = nextEvent<{ userId: number }>((h) => nodeB.subscribe('user_disabled', h));
         const onA = nextEvent<{ userId: number }>((h) => nodeA.subscribe('user_disabled', h));

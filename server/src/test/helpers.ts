@@ -6,6 +6,8 @@ import pg from 'pg';
 import { type BuildOptions, buildApp, type PipdeskApp } from '../app.js';
 import { type Config, loadConfig } from '../config.js';
 
+const redisPrefix = `pipdesk-test-${process.pid}-${randomBytes(3).toString('hex')}:`;
+
 /** Which database this run of the suite uses (vitest projects server-sqlite / server-postgres). */
 export const testDbKind: 'sqlite' | 'postgres' = process.env.PIPDESK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
@@ -67,6 +69,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}, ov
       LOG_LEVEL: 'silent',
       // A day of history keeps test start-up fast; chart tests that need a month ask for it.
       CHART_HISTORY_DAYS: '1',
+      // Test files (and the SQLite and PostgreSQL runs) share one Redis: keep their events apart.
+      REDIS_CHANNEL_PREFIX: redisPrefix,
       WEB_DIST: path.join(dataDir, 'no-web'),
       ...(testDbKind === 'postgres' ? { DATABASE_URL: pgUrl() } : {}),
       ...env,
