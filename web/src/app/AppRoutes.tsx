@@ -7,6 +7,7 @@ import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { NewsPage } from '../features/news/NewsPage';
 import { OrdersPage } from '../features/orders/OrdersPage';
 import { PairPage } from '../features/pair/PairPage';
+import { LiveTradingProvider } from '../features/trading';
 import { AppLayout } from './AppLayout';
 
 /** Where the trader was going when the sign-in screen came up. */
@@ -26,13 +27,21 @@ function RequireSession({ children }: { children: ReactNode }) {
   return children;
 }
 
+/**
+ * A path of this app to return to. `//host/x` and `/\\host/x` are addresses of another site
+ * (the browser reads them so), which the router refuses by throwing: the app would go blank.
+ */
+function isAppPath(path: string): boolean {
+  return path.startsWith('/') && !/^\/[/\\]/.test(path) && !path.startsWith('/login');
+}
+
 function LoginRoute() {
   const { state } = useSession();
   const location = useLocation();
   if (state.status === 'checking') return <LoadingScreen />;
   if (state.status === 'signed-in') {
     const from = (location.state as LoginLocationState | null)?.from;
-    return <Navigate to={from && from !== '/login' ? from : '/'} replace />;
+    return <Navigate to={from && isAppPath(from) ? from : '/'} replace />;
   }
   return <LoginPage />;
 }
@@ -45,7 +54,10 @@ export function AppRoutes() {
       <Route
         element={
           <RequireSession>
-            <AppLayout />
+            {/* One trading socket and price feed for every signed-in screen (spec §4). */}
+            <LiveTradingProvider>
+              <AppLayout />
+            </LiveTradingProvider>
           </RequireSession>
         }
       >

@@ -40,7 +40,9 @@ describe('login screen (spec §2)', () => {
 
   it('reads Signing in... while busy, then shows the app with the trader and keeps the tokens', async () => {
     let answer: () => void = () => {};
-    server.script(LOGIN, () => new Promise((resolve) => (answer = () => resolve(loginOk()))));
+    // Real tokens of the fake server: the dashboard's own calls must not end the session.
+    const issued = server.issue();
+    server.script(LOGIN, () => new Promise((resolve) => (answer = () => resolve(loginOk(issued)))));
     renderLogin();
     await signIn('  demo@pipdesk.dev ', DEMO_PASSWORD);
     const busy = screen.getByRole('button', { name: 'Signing in...' });
@@ -50,8 +52,8 @@ describe('login screen (spec §2)', () => {
     expect(screen.getByText('Demo Trader')).toBeInTheDocument();
     expect(window.location.pathname).toBe('/');
     expect(server.callsTo(LOGIN)[0]?.body).toEqual({ email: 'demo@pipdesk.dev', password: DEMO_PASSWORD });
-    expect(localStorage.getItem('pipdesk.accessToken')).toBe('access-token');
-    expect(localStorage.getItem('pipdesk.refreshToken')).toBe('refresh-token');
+    expect(localStorage.getItem('pipdesk.accessToken')).toBe(issued.access);
+    expect(localStorage.getItem('pipdesk.refreshToken')).toBe(issued.refresh);
     expect(JSON.stringify(readApiLog())).not.toContain(DEMO_PASSWORD);
   });
 
@@ -110,9 +112,9 @@ describe('login screen (spec §2)', () => {
   });
 });
 
-function loginOk() {
+function loginOk(tokens = { access: 'access-token', refresh: 'refresh-token' }) {
   return {
     status: 200,
-    body: { success: true, data: { token: 'access-token', refresh: 'refresh-token', user: DEMO_USER, expires_in: 3600 } },
+    body: { success: true, data: { token: tokens.access, refresh: tokens.refresh, user: DEMO_USER, expires_in: 3600 } },
   };
 }

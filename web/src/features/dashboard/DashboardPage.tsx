@@ -1,6 +1,106 @@
-import { Page } from '../../components';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { errorMessage } from '../../api';
+import { Alert, Card, Page, Spinner } from '../../components';
+import { PairsGrid } from '../market';
+import { TradingNewsPanel } from '../news';
+import {
+  AccountCards,
+  digitsLookup,
+  ErrorBox,
+  FeedModeBadge,
+  isListedPosition,
+  MarginCallBanner,
+  MarketOrderForm,
+  OrdersTable,
+  PositionsTable,
+  TradingNotAvailable,
+  useLivePrices,
+  usePlatformData,
+} from '../trading';
+import '../trading/trading.css';
+import './dashboard.css';
 
-/** Route `/`. Placeholder until its issue fills it in. */
+/** Spec §8: the dashboard's load failure. */
+export const DASHBOARD_LOAD_TEXT = { failed: 'Failed to load trading data', unexpected: 'An unexpected error occurred' } as const;
+
+/** Route `/`: the Trading Dashboard (spec §2). */
 export function DashboardPage() {
-  return <Page title="Trading Dashboard" />;
+  const platform = usePlatformData();
+  const prices = useLivePrices();
+  const [banner, setBanner] = useState<{ message: string; serial: number } | null>(null);
+  // The failure (by its time) the trader dismissed; a later failure shows again.
+  const [dismissedFailureAt, setDismissedFailureAt] = useState(0);
+
+  const data = platform.data;
+  const showLoadError = platform.isError && platform.errorUpdatedAt !== dismissedFailureAt;
+  const tradable = data?.trader_profile && data.trading_account ? data.trading_account : null;
+  const digits = digitsLookup(data?.fx_pairs);
+
+  const report = (message: string | null) =>
+    setBanner((prev) => (message === null ? null : { message, serial: (prev?.serial ?? 0) + 1 }));
+
+  return (
+    <Page title="Trading Dashboard" actions={<FeedModeBadge />}>
+      {banner && (
+        <Alert key={banner.serial} tone="error" dismissible onDismiss={() => setBanner(null)}>
+          {banner.message}
+        </Alert>
+      )}
+      <MarginCallBanner />
+      {showLoadError && (
+        <ErrorBox
+          message={errorMessage(platform.error, DASHBOARD_LOAD_TEXT.failed, DASHBOARD_LOAD_TEXT.unexpected)}
+          onRetry={() => void platform.refetch()}
+          retrying={platform.isFetching}
+          onDismiss={() => setDismissedFailureAt(platform.errorUpdatedAt)}
+        />
+      )}
+      {platform.isPending && (
+        <div className="dashboard-loading" role="status">
+          <Spinner /> <span>Loading trading data...</span>
+        </div>
+      )}
+      {data && !tradable && <TradingNotAvailable />}
+      {data && tradable && (
+        <>
+          <AccountCards account={tradable} />
+          <div className="trading-grid">
+            <div className="trading-grid__side">
+              <MarketOrderForm pairs={data.fx_pairs} onError={report} />
+            </div>
+            <div className="trading-grid__main">
+              <Card title="Open Positions" flush className="trading-table" aria-label="Open Positions">
+                <PositionsTable
+                  positions={data.open_positions.filter(isListedPosition)}
+                  digits={digits}
+                  linkPairs
+                  caption="Open positions"
+                />
+              </Card>
+              <Card
+                title="Recent Orders"
+                flush
+                className="trading-table"
+                aria-label="Recent Orders"
+                actions={
+                  <Link to="/orders" className="card-link">
+                    View All Orders
+                  </Link>
+                }
+              >
+                <OrdersTable orders={data.recent_orders} digits={digits} caption="Recent orders" />
+              </Card>
+            </div>
+          </div>
+        </>
+      )}
+      {data && (
+        <div className="dashboard-lower">
+          <TradingNewsPanel pairs={data.fx_pairs.map((p) => p.symbol)} />
+          <PairsGrid pairs={data.fx_pairs} prices={prices} />
+        </div>
+      )}
+    </Page>
+  );
 }

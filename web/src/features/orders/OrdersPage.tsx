@@ -1,6 +1,209 @@
-import { Page } from '../../components';
+import { ORDERS_PAGE_SIZE } from '@pipdesk/contract';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { Button, Card, Field, Input, Page, Select, Spinner } from '../../components';
+import { digitsLookup, ErrorBox, fetchOrders, OrdersTable, tradingKeys, usePlatformData } from '../trading';
+import '../trading/trading.css';
+import {
+  clearedFilters,
+  type FilterKey,
+  hasActiveFilters,
+  ordersApiQuery,
+  paginationText,
+  readFilters,
+  readPage,
+  SIDE_OPTIONS,
+  SORT_OPTIONS,
+  STATUS_OPTIONS,
+  TYPE_OPTIONS,
+  withFilter,
+  withPage,
+} from './filters';
+import './orders.css';
 
-/** Route `/orders`. Placeholder until its issue fills it in. */
+/** Spec §8. */
+export const ORDERS_LOAD_FAILED = 'Failed to load orders';
+/** Typing in Currency Pair waits this long before the list follows, so each keystroke is not a request. */
+export const PAIR_FILTER_DEBOUNCE_MS = 400;
+
+/** Route `/orders`: the Order History with filters in the address (spec §2). */
 export function OrdersPage() {
-  return <Page title="Order History" />;
+  const [params, setParams] = useSearchParams();
+  const filters = readFilters(params);
+  const page = readPage(params);
+  const apiQuery = ordersApiQuery(filters, page);
+  const [showFilters, setShowFilters] = useState(() => hasActiveFilters(filters));
+  const filtersId = useId();
+  const platform = usePlatformData();
+  const digits = digitsLookup(platform.data?.fx_pairs);
+
+  const orders = useQuery({
+    queryKey: tradingKeys.ordersPage(apiQuery),
+    queryFn: ({ signal }) => fetchOrders(apiQuery, signal),
+    placeholderData: keepPreviousData,
+  });
+
+  const setFilter = (key: FilterKey, value: string) => setParams(withFilter(params, key, value), { replace: true });
+
+  const count = orders.data?.count ?? 0;
+  const totalPages = Math.max(1, Math.ceil(count / ORDERS_PAGE_SIZE));
+  // A shared link to a page past the end (orders were fewer by now) lands on the last page.
+  const beyondEnd = orders.isSuccess && !orders.isPlaceholderData && page > totalPages;
+  useEffect(() => {
+    if (beyondEnd) setParams(withPage(params, totalPages), { replace: true });
+  }, [beyondEnd, params, setParams, totalPages]);
+
+  const texts = paginationText(page, count);
+
+  return (
+    <Page
+      title="Order History"
+      actions={
+        <Button
+          variant="secondary"
+          aria-expanded={showFilters}
+          aria-controls={filtersId}
+          onClick={() => setShowFilters((s) => !s)}
+        >
+          {showFilters ? 'Hide Filters' : 'Show Filters'}
+        </Button>
+      }
+    >
+      {showFilters && (
+        <Card id={filtersId} aria-label="Filters" className="orders-filters">
+          <div className="orders-filters__grid">
+            <PairFilter value={filters.fx_pair} onCommit={(v) => setFilter('fx_pair', v)} />
+            <Field label="Side">
+              <Select value={filters.side} onChange={(e) => setFilter('side', e.target.value)}>
+                {SIDE_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Field label="Status">
+              <Select value={filters.status} onChange={(e) => setFilter('status', e.target.value)}>
+                {STATUS_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Field label="Order Type">
+              <Select value={filters.order_type} onChange={(e) => setFilter('order_type', e.target.value)}>
+                {TYPE_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Field label="From Date">
+              <Input
+                type="date"
+                value={filters.date_from}
+                max={filters.date_to || undefined}
+                onChange={(e) => setFilter('date_from', e.target.value)}
+              />
+            </Field>
+            <Field label="To Date">
+              <Input
+                type="date"
+                value={filters.date_to}
+                min={filters.date_from || undefined}
+                onChange={(e) => setFilter('date_to', e.target.value)}
+              />
+            </Field>
+            <Field label="Sort By">
+              <Select value={filters.ordering} onChange={(e) => setFilter('ordering', e.target.value)}>
+                {SORT_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <div className="orders-filters__actions">
+              <Button variant="ghost" onClick={() => setParams(clearedFilters(params), { replace: true })}>
+                Clear Filters
+              </Button>
+            </div>
+          </div>
+        </Card>
+      )}
+
+      {orders.isError && !orders.data ? (
+        <ErrorBox message={ORDERS_LOAD_FAILED} onRetry={() => void orders.refetch()} retrying={orders.isFetching} />
+      ) : orders.isPending ? (
+        <div className="orders-loading" role="status">
+          <Spinner /> <span>Loading orders...</span>
+        </div>
+      ) : (
+        <>
+          {orders.isError && (
+            <ErrorBox message={ORDERS_LOAD_FAILED} onRetry={() => void orders.refetch()} retrying={orders.isFetching} />
+          )}
+          <Card flush className="trading-table" aria-label="Orders" aria-busy={orders.isFetching || undefined}>
+            <OrdersTable orders={orders.data.results} digits={digits} full empty="No orders found" caption="Orders" />
+          </Card>
+          <nav className="pagination" aria-label="Pagination">
+            <Button
+              size="sm"
+              variant="secondary"
+              disabled={page <= 1 || orders.isPlaceholderData}
+              onClick={() => setParams(withPage(params, page - 1))}
+            >
+              Previous
+            </Button>
+            <span className="pagination__page">{texts.pages}</span>
+            <Button
+              size="sm"
+              variant="secondary"
+              disabled={page >= totalPages || orders.isPlaceholderData}
+              onClick={() => setParams(withPage(params, page + 1))}
+            >
+              Next
+            </Button>
+            <span className="pagination__showing">{texts.showing}</span>
+          </nav>
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** The Currency Pair text filter: follows the address, and writes to it once typing pauses (or on Enter). */
+function PairFilter({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
+  const [text, setText] = useState(value);
+  const commit = useRef(onCommit);
+  commit.current = onCommit;
+  // The address changed from elsewhere (Clear Filters, back button): show it.
+  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    if (text.trim() === value) return;
+    const timer = setTimeout(() => commit.current(text.trim()), PAIR_FILTER_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text, value]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (text.trim() !== value) onCommit(text.trim());
+  };
+  return (
+    <form onSubmit={submit} className="orders-filters__pair">
+      <Field label="Currency Pair">
+        <Input
+          type="search"
+          value={text}
+          placeholder="e.g. EURUSD"
+          maxLength={20}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </Field>
+    </form>
+  );
 }

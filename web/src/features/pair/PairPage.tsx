@@ -1,8 +1,65 @@
 import { useParams } from 'react-router';
-import { Page } from '../../components';
+import { errorMessage } from '../../api';
+import { Alert, Button, Page, Spinner } from '../../components';
+import {
+  BackToPlatformLink,
+  CurrentPriceCard,
+  isPairNotFound,
+  PairNotFound,
+  PairTitle,
+  PriceChart,
+  usePriceStream,
+} from '../market';
+import { PairNewsPanel } from '../news';
+import { usePairPage } from '../trading';
+import { PairTradingPanels } from './PairTradingPanels';
 
-/** Route `/pair/:symbol`. Placeholder until the market issue fills it in. */
+/**
+ * Route `/pair/:symbol` (spec §2): heading, Current Price and Price Chart (market), then
+ * Account Info, Place Order, positions and recent orders (trading), then the pair's News.
+ */
 export function PairPage() {
   const { symbol = '' } = useParams();
-  return <Page title={symbol.toUpperCase()} />;
+  const requested = symbol.toUpperCase();
+  // One call for the whole page: the market part ({pair, price}) and the trader's part share it.
+  const snapshot = usePairPage(requested);
+  const pair = snapshot.data?.pair ?? null;
+  // One price socket for the whole page; none for an unknown pair.
+  const stream = usePriceStream(pair?.symbol ?? null);
+
+  if (snapshot.isError && isPairNotFound(snapshot.error)) return <PairNotFound symbol={requested} />;
+  if (!pair) {
+    return (
+      <Page title={requested} eyebrow={<BackToPlatformLink />}>
+        {snapshot.isError ? (
+          <Alert
+            tone="error"
+            actions={
+              <Button size="sm" onClick={() => void snapshot.refetch()}>
+                Try Again
+              </Button>
+            }
+          >
+            {errorMessage(snapshot.error, 'Failed to load trading platform data', 'An unexpected error occurred')}
+          </Alert>
+        ) : (
+          <div className="pair-loading" role="status">
+            <Spinner />
+            <span>Loading {requested}...</span>
+          </div>
+        )}
+      </Page>
+    );
+  }
+
+  return (
+    <Page title={<PairTitle pair={pair} />} documentTitle={`${pair.symbol} ${pair.name}`} eyebrow={<BackToPlatformLink />}>
+      <div className="pair-market">
+        <CurrentPriceCard pair={pair} stream={stream} initialPrice={snapshot.data?.price} />
+        <PriceChart pair={pair} stream={stream} />
+      </div>
+      <PairTradingPanels pair={pair} />
+      <PairNewsPanel symbol={pair.symbol} />
+    </Page>
+  );
 }

@@ -1,0 +1,85 @@
+import type { FxPair, MidLookup, PositionDto } from '@pipdesk/contract';
+import { Card, Spinner } from '../../components';
+import {
+  AccountInfoCard,
+  digitsLookup,
+  ErrorBox,
+  isListedPosition,
+  LiveIndicator,
+  OrdersTable,
+  PairOrderForm,
+  PositionsTable,
+  TradingNotAvailable,
+  useClosePosition,
+  useLivePrices,
+  usePairPage,
+  usePlatformData,
+} from '../trading';
+import '../trading/trading.css';
+
+/** Spec §8: the pair page's load failure. */
+export const PAIR_LOAD_FAILED = 'Failed to load trading platform data';
+
+/**
+ * The pair page's trading side (spec §2): Account Info, Place Order, the trader's open
+ * positions in the pair (with Close and the Live/Connecting... indicator) and recent orders
+ * in the pair, all kept live by the trading socket.
+ */
+export function PairTradingPanels({ pair }: { pair: FxPair }) {
+  const page = usePairPage(pair.symbol);
+  // The catalogue converts the base currency to USD for the margin figures (DESIGN §3).
+  const platform = usePlatformData();
+  const prices = useLivePrices();
+  const { closingId, close } = useClosePosition();
+
+  const data = page.data;
+  if (!data) {
+    if (page.isError) {
+      return <ErrorBox message={PAIR_LOAD_FAILED} onRetry={() => void page.refetch()} retrying={page.isFetching} />;
+    }
+    return (
+      <div className="pair-loading" role="status">
+        <Spinner /> <span>Loading trading data...</span>
+      </div>
+    );
+  }
+  const account = data.trading_account;
+  if (!account) return <TradingNotAvailable />;
+
+  const catalogue: readonly FxPair[] = platform.data?.fx_pairs ?? [data.pair];
+  const mid: MidLookup = (symbol) => prices[symbol]?.mid ?? (symbol === data.pair.symbol ? data.price?.mid : undefined);
+  const digits = digitsLookup(catalogue.length > 0 ? catalogue : [data.pair]);
+  const closeAtSeenPrice = (position: PositionDto) => {
+    const quote = prices[position.fx_pair_symbol];
+    void close(position, quote ? (position.quantity > 0 ? quote.bid : quote.ask) : undefined);
+  };
+
+  return (
+    <div className="trading-grid">
+      <div className="trading-grid__side">
+        <AccountInfoCard account={account} />
+        <PairOrderForm pair={data.pair} account={account} pairs={catalogue} mid={mid} />
+      </div>
+      <div className="trading-grid__main">
+        <Card
+          title={`Open Positions · ${data.pair.symbol}`}
+          flush
+          className="trading-table"
+          aria-label="Open Positions"
+          actions={<LiveIndicator />}
+        >
+          <PositionsTable
+            positions={data.positions.filter(isListedPosition)}
+            digits={digits}
+            onClose={closeAtSeenPrice}
+            closingId={closingId}
+            caption={`Open positions in ${data.pair.symbol}`}
+          />
+        </Card>
+        <Card title={`Recent Orders · ${data.pair.symbol}`} flush className="trading-table" aria-label="Recent Orders">
+          <OrdersTable orders={data.recent_orders} digits={digits} caption={`Recent orders in ${data.pair.symbol}`} />
+        </Card>
+      </div>
+    </div>
+  );
+}

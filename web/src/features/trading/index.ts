@@ -1,0 +1,28 @@
+// The trading feature: the live feed (trading socket + price poll), order forms, positions and orders.
+// Other features use the live prices through `useLivePrices` / `useLivePrice`.
+export { AccountCards, AccountInfoCard } from './AccountFigures';
+export { OrderStatusBadge, SideBadge } from './badges';
+export * from './format';
+export { FeedModeBadge, LiveIndicator, MarginCallBanner } from './LiveBadges';
+export {
+  LiveTradingProvider,
+  type LiveTradingProviderProps,
+  useLiveConnected,
+  useLivePrice,
+  useLivePrices,
+  useMarginCall,
+} from './LiveTradingProvider';
+export type { PriceMap } from './livePrices';
+export { MarketOrderForm } from './MarketOrderForm';
+export { ErrorBox, TradingNotAvailable } from './notices';
+export { OrdersTable } from './OrdersTable';
+export { PairOrderForm } from './PairOrderForm';
+export { PositionsTable, useClosePosition } from './PositionsTable';
+export {
+  fetchOrders,
+  isListedPosition,
+  reloadTradingData,
+  tradingKeys,
+  usePairPage,
+  usePlatformData,
+} from './queries';

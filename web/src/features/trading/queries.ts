@@ -1,0 +1,154 @@
+import {
+  type ClosePositionResponse,
+  type CurrentPrices,
+  closePositionResponseSchema,
+  currentPricesSchema,
+  type OrderSide,
+  type OrdersPage,
+  ordersPageSchema,
+  type PairPageDto,
+  type PlaceMarketOrderResponse,
+  type PlatformDataDto,
+  type PositionDto,
+  pairPageSchema,
+  placeMarketOrderResponseSchema,
+  platformDataSchema,
+  type TradingAccountDto,
+  type TradingServerMessage,
+} from '@pipdesk/contract';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { api, type QueryValue } from '../../api';
+
+/** Query keys of the trading screens; everything under ['trading'] is the trader's money. */
+export const tradingKeys = {
+  all: ['trading'] as const,
+  platformData: ['trading', 'platform-data'] as const,
+  pairs: ['trading', 'pair'] as const,
+  pair: (symbol: string) => ['trading', 'pair', symbol.toUpperCase()] as const,
+  orders: ['trading', 'orders'] as const,
+  ordersPage: (query: Record<string, QueryValue>) => ['trading', 'orders', query] as const,
+};
+
+export function fetchPlatformData(signal?: AbortSignal): Promise<PlatformDataDto> {
+  return api.get('/trading/platform-data/', platformDataSchema, { signal });
+}
+
+export function fetchPairPage(symbol: string, signal?: AbortSignal): Promise<PairPageDto> {
+  return api.get(`/trading/pair/${encodeURIComponent(symbol.toUpperCase())}/`, pairPageSchema, { signal });
+}
+
+export function fetchCurrentPrices(): Promise<CurrentPrices> {
+  return api.get('/trading/current-prices/', currentPricesSchema);
+}
+
+/** GET trading/orders/: the spec's shape at the top level, no envelope. */
+export function fetchOrders(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<OrdersPage> {
+  return api.request('/trading/orders/', { method: 'GET', query, schema: ordersPageSchema, signal });
+}
+
+/** One key per submission: a retried request (a flaky network) can never execute twice (DESIGN §9). */
+function idempotencyKey(): string {
+  return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}
+
+export function placeMarketOrder(order: {
+  symbol: string;
+  side: OrderSide;
+  quantity: number;
+}): Promise<PlaceMarketOrderResponse> {
+  return api.post('/trading/place-market-order/', order, placeMarketOrderResponseSchema, {
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+}
+
+/** `currentPrice` is only what the trader saw, kept on the close order for the record. */
+export function closePosition(positionId: number, currentPrice?: number): Promise<ClosePositionResponse> {
+  return api.post(
+    `/trading/close-position/${positionId}/`,
+    currentPrice === undefined ? {} : { current_price: currentPrice },
+    closePositionResponseSchema,
+  );
+}
+
+/** The dashboard's data: account, catalogue, open positions, recent orders. */
+export function usePlatformData() {
+  return useQuery({ queryKey: tradingKeys.platformData, queryFn: ({ signal }) => fetchPlatformData(signal) });
+}
+
+/** The pair page's data: the pair, its price, the trader's positions and orders in it, the account. */
+export function usePairPage(symbol: string) {
+  return useQuery({ queryKey: tradingKeys.pair(symbol), queryFn: ({ signal }) => fetchPairPage(symbol, signal) });
+}
+
+/** After an order or a close: reload everything that shows money, positions or orders. */
+export function reloadTradingData(queryClient: QueryClient): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: tradingKeys.all });
+}
+
+/** Spec §4: only OPEN positions with a nonzero quantity are listed. */
+export function isListedPosition(p: PositionDto): boolean {
+  return p.status === 'OPEN' && p.quantity !== 0;
+}
+
+// ------------------------------------------------------------------ live cache updates
+
+type AccountFigures = Pick<TradingAccountDto, 'balance' | 'equity' | 'margin_used' | 'free_margin' | 'margin_level' | 'leverage'>;
+type PnlUpdate = { position_id: number; unrealized_pnl: number; current_price: number };
+
+function patchAccount<T extends { trading_account: TradingAccountDto | null }>(data: T | undefined, figures: AccountFigures) {
+  if (!data?.trading_account) return data;
+  return { ...data, trading_account: { ...data.trading_account, ...figures } };
+}
+
+function patchPnl(positions: PositionDto[], updates: readonly PnlUpdate[]): PositionDto[] {
+  const byId = new Map(updates.map((u) => [u.position_id, u]));
+  let changed = false;
+  const next = positions.map((p) => {
+    const u = byId.get(p.id);
+    if (!u) return p;
+    changed = true;
+    return { ...p, unrealized_pnl: u.unrealized_pnl, current_price: u.current_price };
+  });
+  return changed ? next : positions;
+}
+
+/**
+ * Applies a trading socket message to the cached screens, so the figures on screen move
+ * without a reload: account figures, each position's P&L, the open positions list.
+ * `requestPositions` asks the socket for a positions_update (spec §4: on order_confirmation).
+ */
+export function applyTradingMessage(queryClient: QueryClient, message: TradingServerMessage, requestPositions: () => void): void {
+  switch (message.type) {
+    case 'account_update': {
+      queryClient.setQueryData<PlatformDataDto>(tradingKeys.platformData, (d) => patchAccount(d, message.data));
+      queryClient.setQueriesData<PairPageDto>({ queryKey: tradingKeys.pairs }, (d) => patchAccount(d, message.data));
+      return;
+    }
+    case 'pnl_batch_update': {
+      const { updates } = message;
+      queryClient.setQueryData<PlatformDataDto>(tradingKeys.platformData, (d) =>
+        d ? { ...d, open_positions: patchPnl(d.open_positions, updates) } : d,
+      );
+      queryClient.setQueriesData<PairPageDto>({ queryKey: tradingKeys.pairs }, (d) =>
+        d ? { ...d, positions: patchPnl(d.positions, updates) } : d,
+      );
+      return;
+    }
+    case 'positions_update': {
+      const open = message.data.filter(isListedPosition);
+      queryClient.setQueryData<PlatformDataDto>(tradingKeys.platformData, (d) => (d ? { ...d, open_positions: open } : d));
+      queryClient.setQueriesData<PairPageDto>({ queryKey: tradingKeys.pairs }, (d) =>
+        d ? { ...d, positions: open.filter((p) => p.fx_pair_symbol === d.pair.symbol) } : d,
+      );
+      return;
+    }
+    case 'order_confirmation': {
+      requestPositions();
+      // The new order belongs in Recent Orders and the order history, wherever it came from.
+      void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
+      return;
+    }
+    default:
+      return;
+  }
+}

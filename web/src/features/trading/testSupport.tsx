@@ -1,0 +1,213 @@
+import type {
+  CurrentPrices,
+  FxPair,
+  OrderDto,
+  PlatformDataDto,
+  PositionDto,
+  TradingAccountDto,
+  TradingServerMessage,
+} from '@pipdesk/contract';
+import type { ReactElement } from 'react';
+import { DEMO_USER, type FakeAuthServer } from '../../test/fakeAuthServer';
+import { renderWithProviders } from '../../test/render';
+import { LiveTradingProvider } from './LiveTradingProvider';
+import type { SocketLike } from './tradingSocket';
+
+// Test stand-ins for the trading screens: a scriptable socket and DTO builders.
+
+/** A WebSocket the test drives: it records what the client sends and plays the server. */
+export class FakeSocket implements SocketLike {
+  static instances: FakeSocket[] = [];
+  readyState = 0;
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  readonly sent: Array<{ type: string } & Record<string, unknown>> = [];
+  closedWith: number | undefined;
+
+  constructor(readonly url: string) {
+    FakeSocket.instances.push(this);
+  }
+
+  static reset(): void {
+    FakeSocket.instances = [];
+  }
+
+  static get last(): FakeSocket | undefined {
+    return FakeSocket.instances.at(-1);
+  }
+
+  static readonly create = (url: string): SocketLike => new FakeSocket(url);
+
+  send(data: string): void {
+    this.sent.push(JSON.parse(data));
+  }
+
+  close(code?: number): void {
+    this.closedWith = code;
+    this.readyState = 3;
+  }
+
+  sentTypes(): string[] {
+    return this.sent.map((m) => m.type);
+  }
+
+  // ---- the server's side
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+  }
+
+  receive(message: TradingServerMessage | Record<string, unknown>): void {
+    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
+  }
+
+  /** Opens and establishes the connection, as the server does for a good token. */
+  establish(): void {
+    this.open();
+    this.receive({ type: 'auth_required', message: 'Send authenticate' });
+    this.receive({ type: 'connection_established', user: DEMO_USER });
+  }
+
+  serverClose(code = 1006): void {
+    this.readyState = 3;
+    this.onclose?.({ code } as CloseEvent);
+  }
+}
+
+export function makePair(overrides: Partial<FxPair> = {}): FxPair {
+  return {
+    id: 1,
+    symbol: 'EURUSD',
+    name: 'Euro / US Dollar',
+    base_currency: 'EUR',
+    quote_currency: 'USD',
+    min_lot_size: 0.01,
+    max_lot_size: 100,
+    contract_size: 100_000,
+    spread: 1.2,
+    pip_size: 0.0001,
+    digits: 5,
+    is_active: true,
+    ...overrides,
+  };
+}
+
+export const EURUSD = makePair();
+export const USDJPY = makePair({
+  id: 3,
+  symbol: 'USDJPY',
+  name: 'US Dollar / Japanese Yen',
+  base_currency: 'USD',
+  quote_currency: 'JPY',
+  pip_size: 0.01,
+  digits: 3,
+});
+export const EURJPY = makePair({
+  id: 9,
+  symbol: 'EURJPY',
+  name: 'Euro / Japanese Yen',
+  base_currency: 'EUR',
+  quote_currency: 'JPY',
+  pip_size: 0.01,
+  digits: 3,
+});
+export const CATALOGUE: FxPair[] = [EURUSD, USDJPY, EURJPY];
+
+export function makeAccount(overrides: Partial<TradingAccountDto> = {}): TradingAccountDto {
+  return {
+    id: 1,
+    balance: 10_000,
+    equity: 10_000,
+    margin_used: 0,
+    free_margin: 10_000,
+    margin_level: null,
+    leverage: 100,
+    currency: 'USD',
+    ...overrides,
+  };
+}
+
+const T0 = '2026-04-01T12:00:00.000Z';
+
+export function makePosition(overrides: Partial<PositionDto> = {}): PositionDto {
+  return {
+    id: 11,
+    fx_pair: 1,
+    fx_pair_symbol: 'EURUSD',
+    side: 'LONG',
+    quantity: 0.1,
+    status: 'OPEN',
+    average_entry_price: 1.08734,
+    current_price: 1.08712,
+    unrealized_pnl: -2.2,
+    realized_pnl: 0,
+    margin_used: 108.72,
+    created_at: T0,
+    updated_at: T0,
+    closed_at: null,
+    ...overrides,
+  };
+}
+
+export function makeOrder(overrides: Partial<OrderDto> = {}): OrderDto {
+  return {
+    id: 21,
+    fx_pair: 1,
+    fx_pair_symbol: 'EURUSD',
+    order_type: 'MARKET',
+    side: 'BUY',
+    quantity: 0.1,
+    filled_quantity: 0.1,
+    price: null,
+    average_fill_price: 1.08734,
+    status: 'FILLED',
+    rejection_reason: null,
+    reason: 'client',
+    position_id: 11,
+    current_price: null,
+    submitted_at: T0,
+    created_at: T0,
+    ...overrides,
+  };
+}
+
+export function makePlatformData(overrides: Partial<PlatformDataDto> = {}): PlatformDataDto {
+  return {
+    trader_profile: { id: 1, user: DEMO_USER },
+    trading_account: makeAccount(),
+    fx_pairs: CATALOGUE,
+    open_positions: [],
+    recent_orders: [],
+    recent_trades: [],
+    trading_mode: 'live',
+    ...overrides,
+  };
+}
+
+export function makePrices(mids: Record<string, number>, timestamp = T0): CurrentPrices {
+  const out: CurrentPrices = {};
+  for (const [symbol, mid] of Object.entries(mids)) {
+    const half = symbol.endsWith('JPY') ? 0.006 : 0.00006;
+    out[symbol] = { bid: mid - half, ask: mid + half, mid, price: mid, timestamp };
+  }
+  return out;
+}
+
+export const ok = (data: unknown) => ({ status: 200, body: { success: true, data } });
+
+/** Serves platform-data and current-prices on the fake server (requires a signed-in token). */
+export function serveTrading(
+  server: FakeAuthServer,
+  data: () => PlatformDataDto,
+  prices: () => CurrentPrices = () => makePrices({ EURUSD: 1.2, USDJPY: 150, EURJPY: 180 }),
+): void {
+  server.on('/api/trading/platform-data/', () => ok(data()));
+  server.on('/api/trading/current-prices/', () => ok(prices()));
+}
+
+/** Renders a trading screen with the providers and the live feed on a FakeSocket. */
+export function renderTrading(ui: ReactElement, options: { path?: string } = {}) {
+  return renderWithProviders(<LiveTradingProvider createSocket={FakeSocket.create}>{ui}</LiveTradingProvider>, options);
+}

@@ -1,0 +1,325 @@
+import type { TradingServerMessage } from '@pipdesk/contract';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LiveTrading, PRICE_POLL_INTERVAL_MS } from './liveTrading';
+import { FakeSocket, makePrices } from './testSupport';
+import { TRADING_SOCKET_RULES, TradingSocket, tradingSocketUrl } from './tradingSocket';
+
+const URL = 'ws://pipdesk.test/ws/trading/';
+
+function makeSocket(token: () => string | null = () => 'token-1') {
+  const connected: boolean[] = [];
+  const messages: TradingServerMessage[] = [];
+  const log = vi.fn();
+  const socket = new TradingSocket({
+    url: URL,
+    token,
+    onConnectedChange: (c) => connected.push(c),
+    onMessage: (m) => messages.push(m),
+    createSocket: FakeSocket.create,
+    log,
+  });
+  return { socket, connected, messages, log };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  FakeSocket.reset();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('trading socket (spec §4, §9)', () => {
+  it('the rules are the spec constants', () => {
+    expect(TRADING_SOCKET_RULES).toMatchObject({
+      connectDelayMs: 100,
+      pingIntervalMs: 30_000,
+      reconnectDelayMs: 3_000,
+      maxReconnects: 5,
+      normalCloseCode: 1000,
+    });
+  });
+
+  it('connects 100 ms after start, not before', () => {
+    const { socket } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(99);
+    expect(FakeSocket.instances).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(FakeSocket.instances).toHaveLength(1);
+    expect(FakeSocket.last?.url).toBe(URL);
+  });
+
+  it('authenticates on open, is connected only on connection_established, then asks for positions and P&L', () => {
+    const { socket, connected } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const ws = FakeSocket.last!;
+    ws.open();
+    expect(ws.sent).toEqual([{ type: 'authenticate', token: 'token-1' }]);
+    ws.receive({ type: 'auth_required' });
+    expect(socket.connected).toBe(false);
+    expect(connected).toEqual([]);
+
+    ws.receive({ type: 'connection_established', user: { id: 1, email: 'demo@pipdesk.dev', full_name: 'Demo Trader' } });
+    expect(socket.connected).toBe(true);
+    expect(connected).toEqual([true]);
+    expect(ws.sentTypes()).toEqual(['authenticate', 'get_positions_update', 'subscribe_to_pnl']);
+  });
+
+  it('pings every 30 s while connected, and stops when the connection ends', () => {
+    const { socket } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const ws = FakeSocket.last!;
+    ws.establish();
+    vi.advanceTimersByTime(29_999);
+    expect(ws.sentTypes().filter((t) => t === 'ping')).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(ws.sentTypes().filter((t) => t === 'ping')).toHaveLength(1);
+    vi.advanceTimersByTime(60_000);
+    expect(ws.sentTypes().filter((t) => t === 'ping')).toHaveLength(3);
+    socket.stop();
+    vi.advanceTimersByTime(120_000);
+    expect(ws.sentTypes().filter((t) => t === 'ping')).toHaveLength(3);
+  });
+
+  it('after an unexpected close tries again 3 s later, at most 5 times', () => {
+    const { socket, log } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      FakeSocket.last!.serverClose(1006);
+      vi.advanceTimersByTime(2_999);
+      expect(FakeSocket.instances).toHaveLength(attempt);
+      vi.advanceTimersByTime(1);
+      expect(FakeSocket.instances).toHaveLength(attempt + 1);
+      expect(socket.reconnectAttempts).toBe(attempt);
+    }
+    FakeSocket.last!.serverClose(1006);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(FakeSocket.instances).toHaveLength(6);
+    expect(log).toHaveBeenCalledWith('gave up after 5 reconnect attempts');
+  });
+
+  it('never reconnects after a normal close (code 1000)', () => {
+    const { socket, connected } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    FakeSocket.last!.establish();
+    FakeSocket.last!.serverClose(1000);
+    expect(connected).toEqual([true, false]);
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+  });
+
+  it('a successful connection starts the count of attempts again', () => {
+    const { socket } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    for (let i = 0; i < 4; i++) {
+      FakeSocket.last!.serverClose(1006);
+      vi.advanceTimersByTime(3_000);
+    }
+    expect(socket.reconnectAttempts).toBe(4);
+    FakeSocket.last!.establish();
+    expect(socket.reconnectAttempts).toBe(0);
+    FakeSocket.last!.serverClose(4001);
+    vi.advanceTimersByTime(3_000);
+    expect(FakeSocket.instances).toHaveLength(6);
+    expect(socket.reconnectAttempts).toBe(1);
+  });
+
+  it('reconnects with the token current at that moment', () => {
+    let token = 'old';
+    const { socket } = makeSocket(() => token);
+    socket.start();
+    vi.advanceTimersByTime(100);
+    FakeSocket.last!.serverClose(4001);
+    token = 'renewed';
+    vi.advanceTimersByTime(3_000);
+    FakeSocket.last!.open();
+    expect(FakeSocket.last!.sent).toEqual([{ type: 'authenticate', token: 'renewed' }]);
+  });
+
+  it('stop() closes with code 1000 and cancels a pending attempt', () => {
+    const { socket, connected } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const ws = FakeSocket.last!;
+    ws.establish();
+    socket.stop();
+    expect(ws.closedWith).toBe(1000);
+    expect(connected).toEqual([true, false]);
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(1);
+
+    // Stopped during the 100 ms delay: nothing opens at all.
+    const second = makeSocket();
+    FakeSocket.reset();
+    second.socket.start();
+    second.socket.stop();
+    vi.advanceTimersByTime(1_000);
+    expect(FakeSocket.instances).toHaveLength(0);
+  });
+
+  it('after giving up, retryNow() (the browser is back online) starts a new round', () => {
+    const { socket } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    for (let i = 0; i < 6; i++) {
+      FakeSocket.last!.serverClose(1006);
+      vi.advanceTimersByTime(3_000);
+    }
+    expect(FakeSocket.instances).toHaveLength(6);
+    socket.retryNow();
+    expect(FakeSocket.instances).toHaveLength(7);
+    FakeSocket.last!.establish();
+    expect(socket.connected).toBe(true);
+  });
+
+  it('only logs a malformed or unknown message, and passes valid ones on', () => {
+    const { socket, messages, log } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const ws = FakeSocket.last!;
+    ws.establish();
+    ws.onmessage?.({ data: 'not json' } as MessageEvent);
+    ws.receive({ type: 'no_such_type' });
+    ws.receive({ type: 'pong' });
+    expect(log).toHaveBeenCalledTimes(2);
+    expect(messages.map((m) => m.type)).toEqual(['auth_required', 'connection_established', 'pong']);
+  });
+
+  it('re-sends the token when it is renewed', () => {
+    let token = 'first';
+    const { socket } = makeSocket(() => token);
+    socket.start();
+    vi.advanceTimersByTime(100);
+    FakeSocket.last!.establish();
+    token = 'second';
+    socket.reauthenticate();
+    expect(FakeSocket.last!.sent.at(-1)).toEqual({ type: 'authenticate', token: 'second' });
+  });
+
+  it('uses wss on https pages', () => {
+    expect(tradingSocketUrl({ protocol: 'https:', host: 'pipdesk.example' })).toBe('wss://pipdesk.example/ws/trading/');
+    expect(tradingSocketUrl({ protocol: 'http:', host: '127.0.0.1:8080' })).toBe('ws://127.0.0.1:8080/ws/trading/');
+  });
+});
+
+describe('price polling while the trading socket is down (spec §4, §9)', () => {
+  function makeLive() {
+    const fetchPrices = vi.fn(async () => makePrices({ EURUSD: 1.1 }, new Date().toISOString()));
+    const live = new LiveTrading({
+      socketUrl: URL,
+      token: () => 't',
+      fetchPrices,
+      createSocket: FakeSocket.create,
+      log: () => {},
+    });
+    return { live, fetchPrices };
+  }
+
+  it('polls current-prices at once and every 5 s until connected, then stops', async () => {
+    const { live, fetchPrices } = makeLive();
+    expect(PRICE_POLL_INTERVAL_MS).toBe(5_000);
+    live.start();
+    expect(fetchPrices).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(fetchPrices).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetchPrices).toHaveBeenCalledTimes(2);
+    expect(live.isPolling).toBe(true);
+    expect(live.prices.get('EURUSD')?.mid).toBe(1.1);
+
+    FakeSocket.last!.establish();
+    expect(live.isPolling).toBe(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(2);
+    live.stop();
+  });
+
+  it('goes back to polling when the connection drops, and stops again once it is back', async () => {
+    const { live, fetchPrices } = makeLive();
+    live.start();
+    await vi.advanceTimersByTimeAsync(100);
+    FakeSocket.last!.establish();
+    const before = fetchPrices.mock.calls.length;
+    FakeSocket.last!.serverClose(1006);
+    expect(live.isPolling).toBe(true);
+    expect(fetchPrices).toHaveBeenCalledTimes(before + 1);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(before + 2);
+    // The reconnect (3 s after the close) has opened by now.
+    FakeSocket.last!.establish();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(before + 2);
+    live.stop();
+  });
+
+  it('keeps polling every 5 s after the 5 reconnect attempts are spent', async () => {
+    const { live, fetchPrices } = makeLive();
+    live.start();
+    await vi.advanceTimersByTimeAsync(100);
+    for (let i = 0; i < 6; i++) {
+      FakeSocket.last!.serverClose(1006);
+      await vi.advanceTimersByTimeAsync(3_000);
+    }
+    const calls = fetchPrices.mock.calls.length;
+    await vi.advanceTimersByTimeAsync(50_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(calls + 10);
+    live.stop();
+  });
+
+  it('a price_update from the socket lands on the board, and an older poll answer does not undo it', async () => {
+    const fetchPrices = vi.fn(async () => makePrices({ EURUSD: 1.1 }, '2026-04-01T12:00:00.000Z'));
+    const live = new LiveTrading({
+      socketUrl: URL,
+      token: () => 't',
+      fetchPrices,
+      createSocket: FakeSocket.create,
+      log: () => {},
+    });
+    live.start();
+    await vi.advanceTimersByTimeAsync(100);
+    FakeSocket.last!.establish();
+    FakeSocket.last!.receive({
+      type: 'price_update',
+      symbol: 'EURUSD',
+      price: 1.2,
+      bid: 1.19994,
+      ask: 1.20006,
+      timestamp: '2026-04-01T12:00:05.000Z',
+    });
+    expect(live.prices.get('EURUSD')).toMatchObject({ mid: 1.2, bid: 1.19994, ask: 1.20006 });
+    live.prices.applyAll(await fetchPrices());
+    expect(live.prices.get('EURUSD')?.mid).toBe(1.2);
+    live.stop();
+  });
+
+  it('does not stack polls behind a slow answer', async () => {
+    let release: () => void = () => {};
+    const fetchPrices = vi.fn(
+      () =>
+        new Promise<ReturnType<typeof makePrices>>((resolve) => {
+          release = () => resolve(makePrices({ EURUSD: 1.1 }));
+        }),
+    );
+    const live = new LiveTrading({
+      socketUrl: URL,
+      token: () => 't',
+      fetchPrices,
+      createSocket: FakeSocket.create,
+      log: () => {},
+    });
+    live.start();
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(1);
+    release();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(fetchPrices).toHaveBeenCalledTimes(2);
+    live.stop();
+  });
+});

@@ -1,0 +1,234 @@
+import {
+  parseTradingServerMessage,
+  type TradingClientMessageMap,
+  type TradingClientMessageType,
+  type TradingServerMessage,
+  tradingClientMessage,
+} from '@pipdesk/contract';
+
+/** Spec §4 and §9: the trading socket's timing rules. */
+export const TRADING_SOCKET_RULES = {
+  connectDelayMs: 100,
+  pingIntervalMs: 30_000,
+  reconnectDelayMs: 3_000,
+  maxReconnects: 5,
+  /** RFC 6455 normal closure: the server or we ended the connection on purpose; never reconnect. */
+  normalCloseCode: 1000,
+} as const;
+
+/** The part of the browser's WebSocket the client uses (tests hand in a fake). */
+export interface SocketLike {
+  readonly readyState: number;
+  onopen: ((event: Event) => void) | null;
+  onmessage: ((event: MessageEvent) => void) | null;
+  onclose: ((event: CloseEvent) => void) | null;
+  onerror: ((event: Event) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+const OPEN = 1;
+
+export interface TradingSocketOptions {
+  /** ws(s)://host/ws/trading/ */
+  url: string;
+  /** The current access token, read at every (re)authentication. */
+  token: () => string | null;
+  /** Called with true on connection_established and false when that connection ends. */
+  onConnectedChange: (connected: boolean) => void;
+  /** Every valid server message, after the client's own handling. */
+  onMessage: (message: TradingServerMessage) => void;
+  /** Defaults to the browser's WebSocket. */
+  createSocket?: (url: string) => SocketLike;
+  /** Spec §8: socket errors are only logged. */
+  log?: (message: string, detail?: unknown) => void;
+}
+
+/**
+ * The /ws/trading/ client of spec §4: it connects 100 ms after `start()`, authenticates
+ * when the socket opens, counts as connected on `connection_established`, then asks for the
+ * positions and subscribes to P&L, pings every 30 s, and after an unexpected close tries
+ * again up to 5 times, 3 s apart (never after a normal close, code 1000).
+ */
+export class TradingSocket {
+  private socket: SocketLike | null = null;
+  private connectTimer: ReturnType<typeof setTimeout> | null = null;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+  private reconnects = 0;
+  private running = false;
+  private established = false;
+  private readonly log: (message: string, detail?: unknown) => void;
+
+  constructor(private readonly options: TradingSocketOptions) {
+    // console.warn, not console.error: a dropped live feed is expected and handled by polling.
+    this.log = options.log ?? ((message, detail) => console.warn(`[trading socket] ${message}`, detail ?? ''));
+  }
+
+  /** True between connection_established and the end of that connection. */
+  get connected(): boolean {
+    return this.established;
+  }
+
+  /** How many reconnect attempts the current outage has used. */
+  get reconnectAttempts(): number {
+    return this.reconnects;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.reconnects = 0;
+    this.schedule(TRADING_SOCKET_RULES.connectDelayMs);
+  }
+
+  /** Ends the connection on purpose (code 1000) and cancels any pending attempt. */
+  stop(): void {
+    this.running = false;
+    this.clearTimers();
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) {
+      detach(socket);
+      try {
+        socket.close(TRADING_SOCKET_RULES.normalCloseCode, 'Client closed');
+      } catch (err) {
+        this.log('close failed', err);
+      }
+    }
+    this.setEstablished(false);
+  }
+
+  /**
+   * After the 5 attempts are spent, connects again when the browser says it is back online
+   * (the spec's limit is per outage; a trader who fixes the network should not have to reload).
+   */
+  retryNow(): void {
+    if (!this.running || this.socket || this.connectTimer) return;
+    this.reconnects = 0;
+    this.connect();
+  }
+
+  /** Sends a client message when the socket is open; returns whether it went out. */
+  send<K extends TradingClientMessageType>(type: K, payload: TradingClientMessageMap[K]): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN) return false;
+    socket.send(JSON.stringify(tradingClientMessage(type, payload)));
+    return true;
+  }
+
+  /** Sends the current token again (after a token refresh: the server closes a socket whose token expires). */
+  reauthenticate(): void {
+    const token = this.options.token();
+    if (token) this.send('authenticate', { token });
+  }
+
+  private schedule(delayMs: number): void {
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = null;
+      this.connect();
+    }, delayMs);
+  }
+
+  private connect(): void {
+    if (!this.running) return;
+    let socket: SocketLike;
+    try {
+      socket = (this.options.createSocket ?? browserSocket)(this.options.url);
+    } catch (err) {
+      this.log('could not open', err);
+      this.afterClose(1006);
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      const token = this.options.token();
+      if (token) this.send('authenticate', { token });
+    };
+    socket.onmessage = (event) => this.receive(event.data);
+    socket.onerror = (event) => this.log('error', event);
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      detach(socket);
+      this.afterClose(event.code);
+    };
+  }
+
+  private receive(data: unknown): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(String(data));
+    } catch {
+      this.log('unreadable message', data);
+      return;
+    }
+    const parsed = parseTradingServerMessage(raw);
+    if (!parsed.ok) {
+      this.log(parsed.error);
+      return;
+    }
+    const message = parsed.message;
+    if (message.type === 'connection_established') {
+      this.reconnects = 0;
+      this.setEstablished(true);
+      this.send('get_positions_update', {});
+      this.send('subscribe_to_pnl', {});
+      this.startPing();
+    } else if (message.type === 'error') {
+      this.log(`server error: ${message.message}`);
+    }
+    this.options.onMessage(message);
+  }
+
+  private afterClose(code: number): void {
+    this.stopPing();
+    this.setEstablished(false);
+    if (!this.running || code === TRADING_SOCKET_RULES.normalCloseCode) return;
+    if (this.reconnects >= TRADING_SOCKET_RULES.maxReconnects) {
+      this.log(`gave up after ${TRADING_SOCKET_RULES.maxReconnects} reconnect attempts`);
+      return;
+    }
+    this.reconnects++;
+    this.schedule(TRADING_SOCKET_RULES.reconnectDelayMs);
+  }
+
+  private startPing(): void {
+    this.stopPing();
+    this.pingTimer = setInterval(() => {
+      this.send('ping', { timestamp: new Date().toISOString() });
+    }, TRADING_SOCKET_RULES.pingIntervalMs);
+  }
+
+  private stopPing(): void {
+    if (this.pingTimer !== null) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  private clearTimers(): void {
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    this.stopPing();
+  }
+
+  private setEstablished(value: boolean): void {
+    if (this.established === value) return;
+    this.established = value;
+    this.options.onConnectedChange(value);
+  }
+}
+
+function browserSocket(url: string): SocketLike {
+  return new WebSocket(url);
+}
+
+function detach(socket: SocketLike): void {
+  socket.onopen = null;
+  socket.onmessage = null;
+  socket.onclose = null;
+  socket.onerror = null;
+}
+
+/** The trading socket's address on this page's host. */
+export function tradingSocketUrl(location: Pick<Location, 'protocol' | 'host'> = window.location): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/trading/`;
+}
