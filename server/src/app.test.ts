@@ -57,7 +57,7 @@ describe('server core', () => {
     expect(big.json()).toMatchObject({ success: false, error: 'Request body is too large' });
   });
 
-  it('answers the unused demo calls with the spec text once signed in, 401 before', async () => {
+  it('requires sign-in for the unused demo calls', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/demo/account/create/' });
     expect(res.statusCode).toBe(401);
   });

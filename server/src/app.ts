@@ -11,7 +11,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
-import { errors, installErrorHandler } from './errors.js';
+import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
 import { installSecurityHeaders } from './http/security.js';
 import { createMarketModule, type MarketModule, type PriceSource } from './market/index.js';
 import { createNewsModule } from './news/index.js';
@@ -27,6 +27,8 @@ export interface BuildOptions {
   pgSchema?: string;
   /** Logger off by default in tests. */
   logger?: boolean;
+  /** Where the log lines go instead of stdout (tests read them). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface PipdeskApp {
@@ -48,12 +50,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
               paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'body.refresh', 'body.token'],
               censor: '[redacted]',
             },
+            ...(options.logStream ? { stream: options.logStream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
     // Symbols are case-insensitive in paths; trailing slashes are part of the contract.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerFrameworkError,
   });
 
   const db = openDatabase(config.database, options.pgSchema ? { schema: options.pgSchema } : {});

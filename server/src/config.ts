@@ -46,13 +46,26 @@ const envSchema = z.object({
   CHART_HISTORY_DAYS: z.coerce.number().int().min(0).max(400).default(31),
   EXTERNAL_FEED_URL: z.string().url().optional(),
   EXTERNAL_FEED_STALE_MS: positiveInt.default(10_000),
-  NEWS_FEEDS: z.string().default(''),
+  NEWS_FEEDS: z
+    .string()
+    .refine(
+      (v) => listOf(v).every((url) => /^https?:\/\/[^\s]+$/i.test(url) && URL.canParse(url)),
+      'must be a comma-separated list of http:// or https:// URLs',
+    )
+    .default(''),
   NEWS_API_KEY: z.string().optional(),
   NEWS_API_URL: z.string().url().default('https://api.polygon.io'),
   NEWS_CACHE_TTL_SECONDS: positiveInt.default(300),
   NEWS_SOURCE_TIMEOUT_MS: positiveInt.default(5000),
   SEED_DEMO: bool.optional(),
-  ALLOWED_ORIGINS: z.string().default(''),
+  // Compared as is with the browser's Origin header, so "https://x.example/" (a path) would never match.
+  ALLOWED_ORIGINS: z
+    .string()
+    .refine(
+      (v) => listOf(v).every((origin) => URL.canParse(origin) && new URL(origin).origin === origin),
+      'must be a comma-separated list of origins such as https://trade.example.com (scheme, host and port only)',
+    )
+    .default(''),
   MARGIN_CALL_LEVEL: z.coerce.number().positive().default(100),
   STOP_OUT_LEVEL: z.coerce.number().positive().default(50),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(5),
@@ -114,7 +127,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
-    throw new ConfigError(variable, `${issue?.message ?? 'is invalid'} (got ${JSON.stringify(raw[variable] ?? '')})`);
+    throw new ConfigError(variable, `${issue?.message ?? 'is invalid'}${shownValue(variable, raw[variable])}`);
   }
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
@@ -152,18 +165,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     chartHistoryDays: env.CHART_HISTORY_DAYS,
     externalFeedUrl: env.EXTERNAL_FEED_URL,
     externalFeedStaleMs: env.EXTERNAL_FEED_STALE_MS,
-    newsFeeds: env.NEWS_FEEDS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    newsFeeds: listOf(env.NEWS_FEEDS),
     newsApiKey: env.NEWS_API_KEY,
     newsApiUrl: env.NEWS_API_URL,
     newsCacheTtlSeconds: env.NEWS_CACHE_TTL_SECONDS,
     newsSourceTimeoutMs: env.NEWS_SOURCE_TIMEOUT_MS,
     // The demo seed is on by default only for the embedded database.
     seedDemo: env.SEED_DEMO ?? database.kind === 'sqlite',
-    allowedOrigins: env.ALLOWED_ORIGINS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    allowedOrigins: listOf(env.ALLOWED_ORIGINS),
     marginCallLevel: env.MARGIN_CALL_LEVEL,
     stopOutLevel: env.STOP_OUT_LEVEL,
     loginMaxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
@@ -178,13 +187,43 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return config;
 }
 
+/** A comma list from the environment, blanks dropped. */
+function listOf(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Variables whose value is a secret: an error names them but never prints what they hold. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'NEWS_API_KEY']);
+
+/**
+ * The bad value for the error line, without secrets: URLs lose their user:password and query
+ * (DATABASE_URL and REDIS_URL carry passwords, feed URLs may carry keys).
+ */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined || SECRET_VARIABLES.has(variable)) return '';
+  const withoutCredentials = value.replace(/\/\/[^/@\s]*@/g, '//***@').replace(/\?[^,\s]*/g, '?***');
+  return ` (got ${JSON.stringify(withoutCredentials)})`;
+}
+
 /** The embedded default keeps a generated secret beside its data, readable only by its owner. */
 function loadOrCreateSecret(dataDir: string): string {
   const file = path.join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      // 'wx': when two processes start on a new data directory, the first secret wins and both read it.
+      writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  // An empty or truncated file would sign tokens with a guessable key (or fail every sign-in).
+  if (secret.length < 32)
+    throw new ConfigError('JWT_SECRET', `is unset and ${file} holds no usable secret: delete it or set JWT_SECRET`);
   return secret;
 }

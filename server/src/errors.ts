@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { setSecurityHeaders } from './http/security.js';
 
 /**
  * The one error type the server throws on purpose. Every failure a client can see is made
@@ -91,7 +92,8 @@ export function installErrorHandler(app: FastifyInstance, options: { spaFallback
         ...err.body,
       });
     }
-    const fe = err as FastifyError;
+    // `?? {}`: a library may throw null or undefined; that is a 500 too, not a crash of this handler.
+    const fe = (err ?? {}) as FastifyError;
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's own client errors: malformed JSON, body too large, bad content type.
@@ -118,4 +120,26 @@ export function installErrorHandler(app: FastifyInstance, options: { spaFallback
       .status(404)
       .send({ success: false, error: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' });
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: it answers a malformed URL (`/api/%ZZ`) or an over-long path
+ * parameter before any hook runs, in its own shape and without the security headers; this
+ * gives those answers the envelope and the headers like every other.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  setSecurityHeaders(request, reply);
+  const status = err.statusCode ?? 500;
+  if (status >= 500) {
+    request.log.error({ err }, 'unexpected error');
+    void reply.status(500).send({ success: false, error: 'Internal server error', code: 'INTERNAL' });
+    return;
+  }
+  const message =
+    err.code === 'FST_ERR_BAD_URL'
+      ? 'Malformed URL: invalid percent-encoding'
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'URL path segment is too long'
+        : 'Bad request';
+  void reply.status(status).send({ success: false, error: message, code: err.code ?? 'BAD_REQUEST' });
 }
