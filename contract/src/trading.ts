@@ -1,2 +1,381 @@
-// Contract of the trading module: request, answer and socket message schemas, and shared pure functions.
-export {};
+import { z } from 'zod';
+import { userSchema } from './auth.js';
+import { fxPairSchema, pairSnapshotSchema } from './market.js';
+
+// Contract of the trading module (DESIGN §2–§5): request, answer and socket message schemas.
+// Numbers in answers are rounded for display (money 2 decimals, prices the pair's digits,
+// lots 2 decimals); the server keeps the exact values.
+
+export * from './decimal.js';
+export * from './trading-math.js';
+
+export const ORDER_SIDES = ['BUY', 'SELL'] as const;
+export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] as const;
+export const ORDER_STATUSES = ['PENDING', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
+/** Why an order exists: the trader's own order, the trader closing a position, or the risk engine's stop-out. */
+export const ORDER_REASONS = ['client', 'close', 'stop_out'] as const;
+export const POSITION_SIDES = ['LONG', 'SHORT', 'FLAT'] as const;
+export const POSITION_STATUSES = ['OPEN', 'CLOSED'] as const;
+export const ORDERING_VALUES = [
+  'created_at',
+  '-created_at',
+  'quantity',
+  '-quantity',
+  'average_fill_price',
+  '-average_fill_price',
+] as const;
+/** Spec §9: orders page size 20; DESIGN §4: at most 100. */
+export const ORDERS_PAGE_SIZE = 20;
+export const ORDERS_MAX_PAGE_SIZE = 100;
+/** Spec §9. */
+export const RECENT_ORDERS_LIMIT = 10;
+export const RECENT_TRADES_LIMIT = 20;
+/** DESIGN §9. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+export type OrderSide = (typeof ORDER_SIDES)[number];
+export type OrderType = (typeof ORDER_TYPES)[number];
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type OrderReason = (typeof ORDER_REASONS)[number];
+export type PositionSide = (typeof POSITION_SIDES)[number];
+export type PositionStatus = (typeof POSITION_STATUSES)[number];
+export type Ordering = (typeof ORDERING_VALUES)[number];
+
+const isoTime = z.string();
+
+// ---------------------------------------------------------------- answers
+
+export const tradingAccountSchema = z.object({
+  id: z.number().int(),
+  balance: z.number(),
+  equity: z.number(),
+  margin_used: z.number(),
+  free_margin: z.number(),
+  /** Percent; null with no margin used. */
+  margin_level: z.number().nullable(),
+  leverage: z.number().int(),
+  currency: z.string(),
+});
+export type TradingAccountDto = z.infer<typeof tradingAccountSchema>;
+
+export const traderProfileSchema = z.object({ id: z.number().int(), user: userSchema });
+export type TraderProfileDto = z.infer<typeof traderProfileSchema>;
+
+export const positionSchema = z.object({
+  id: z.number().int(),
+  /** The pair's id. */
+  fx_pair: z.number().int(),
+  fx_pair_symbol: z.string(),
+  side: z.enum(POSITION_SIDES),
+  /** Signed lots: + long, − short, 0 once closed. */
+  quantity: z.number(),
+  status: z.enum(POSITION_STATUSES),
+  average_entry_price: z.number(),
+  /** Bid for a long, ask for a short; null when no price is available. */
+  current_price: z.number().nullable(),
+  /** USD at current prices (0 once closed). */
+  unrealized_pnl: z.number(),
+  /** USD booked to the balance by this position's closing fills. */
+  realized_pnl: z.number(),
+  /** USD at current rates (0 once closed). */
+  margin_used: z.number(),
+  created_at: isoTime,
+  updated_at: isoTime,
+  closed_at: isoTime.nullable(),
+});
+export type PositionDto = z.infer<typeof positionSchema>;
+
+export const orderSchema = z.object({
+  id: z.number().int(),
+  fx_pair: z.number().int(),
+  fx_pair_symbol: z.string(),
+  order_type: z.enum(ORDER_TYPES),
+  side: z.enum(ORDER_SIDES),
+  quantity: z.number(),
+  filled_quantity: z.number(),
+  /** Requested price; null for market orders. */
+  price: z.number().nullable(),
+  average_fill_price: z.number().nullable(),
+  status: z.enum(ORDER_STATUSES),
+  rejection_reason: z.string().nullable(),
+  reason: z.enum(ORDER_REASONS),
+  /** The position the order filled into, when it filled. */
+  position_id: z.number().int().nullable(),
+  /** On a close: the price the trader saw, kept for the record only (never executed at). */
+  current_price: z.number().nullable(),
+  submitted_at: isoTime,
+  created_at: isoTime,
+});
+export type OrderDto = z.infer<typeof orderSchema>;
+
+export const tradeSchema = z.object({
+  id: z.number().int(),
+  /** The order's id. */
+  order: z.number().int(),
+  /** The position's id. */
+  position: z.number().int(),
+  fx_pair_symbol: z.string(),
+  side: z.enum(ORDER_SIDES),
+  quantity: z.number(),
+  price: z.number(),
+  /** USD booked to the balance by this execution (0 when it only opened or added). */
+  realized_pnl: z.number(),
+  executed_at: isoTime,
+});
+export type TradeDto = z.infer<typeof tradeSchema>;
+
+export const executionDetailsSchema = z.object({
+  execution_price: z.number(),
+  /** USD margin of the order's lots at execution (what the order form estimates). */
+  margin_required: z.number(),
+  units: z.number(),
+  executed_at: isoTime,
+});
+export type ExecutionDetailsDto = z.infer<typeof executionDetailsSchema>;
+
+export const platformDataSchema = z.object({
+  trader_profile: traderProfileSchema.nullable(),
+  trading_account: tradingAccountSchema.nullable(),
+  fx_pairs: z.array(fxPairSchema),
+  open_positions: z.array(positionSchema),
+  recent_orders: z.array(orderSchema),
+  recent_trades: z.array(tradeSchema),
+  trading_mode: z.literal('live'),
+});
+export type PlatformDataDto = z.infer<typeof platformDataSchema>;
+
+export const placeMarketOrderResponseSchema = z.object({
+  order: orderSchema,
+  position: positionSchema,
+  execution_details: executionDetailsSchema,
+});
+export type PlaceMarketOrderResponse = z.infer<typeof placeMarketOrderResponseSchema>;
+
+/** The 422 answer of a business rejection: the stored REJECTED order. */
+export const orderRejectedSchema = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  code: z.string(),
+  data: z.object({ order: orderSchema }),
+});
+
+export const closePositionResponseSchema = z.object({
+  /** USD realized by this close. */
+  profit_loss: z.number(),
+  close_price: z.number(),
+  order: orderSchema,
+  position: positionSchema,
+});
+export type ClosePositionResponse = z.infer<typeof closePositionResponseSchema>;
+
+/** Spec shape, no envelope. `next`/`previous` are relative URLs carrying the same query. */
+export const ordersPageSchema = z.object({
+  count: z.number().int(),
+  next: z.string().nullable(),
+  previous: z.string().nullable(),
+  results: z.array(orderSchema),
+});
+export type OrdersPage = z.infer<typeof ordersPageSchema>;
+
+/** The trader part of GET trading/pair/{symbol}/ (the market module adds `pair` and `price`). */
+export const pairTradingSchema = z.object({
+  positions: z.array(positionSchema),
+  recent_orders: z.array(orderSchema),
+  trading_account: tradingAccountSchema.nullable(),
+});
+export type PairTradingDto = z.infer<typeof pairTradingSchema>;
+
+/** GET trading/pair/{symbol}/: `{pair, price, positions, recent_orders, trading_account}`. */
+export const pairPageSchema = pairSnapshotSchema.extend(pairTradingSchema.shape);
+export type PairPageDto = z.infer<typeof pairPageSchema>;
+
+// ---------------------------------------------------------------- requests
+
+/** Lots: a positive number; the 0.01 step and the pair's bounds are checked by the server (400). */
+export const placeMarketOrderRequestSchema = z.strictObject({
+  symbol: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(12, 'is not a currency pair')
+    .transform((s) => s.toUpperCase()),
+  side: z.enum(ORDER_SIDES, 'must be BUY or SELL'),
+  quantity: z.number('must be a number').positive('must be greater than 0').finite(),
+});
+export type PlaceMarketOrderRequest = z.infer<typeof placeMarketOrderRequestSchema>;
+
+export const closePositionRequestSchema = z.strictObject({
+  current_price: z.number('must be a number').positive('must be greater than 0').finite().optional(),
+});
+export type ClosePositionRequest = z.infer<typeof closePositionRequestSchema>;
+
+/** Query strings arrive as text; an empty value means "no filter" (a cleared form field). */
+const optionalText = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' || v === undefined ? undefined : v), schema.optional());
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** `YYYY-MM-DD` (a whole UTC day) or an ISO 8601 date-time. */
+export const orderDateSchema = z
+  .string()
+  .trim()
+  .refine((v) => {
+    if (DATE_ONLY.test(v)) {
+      const d = new Date(`${v}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+    }
+    return ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
+  }, 'must be a date YYYY-MM-DD or an ISO 8601 date-time');
+
+const positiveIntText = (max?: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(
+      max
+        ? z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`)
+        : z.number().int().min(1, 'must be at least 1'),
+    );
+
+export const ordersQuerySchema = z.strictObject({
+  page: optionalText(positiveIntText()),
+  page_size: optionalText(positiveIntText(ORDERS_MAX_PAGE_SIZE)),
+  fx_pair: optionalText(z.string().trim().max(20, 'must be at most 20 characters')),
+  side: optionalText(z.string().trim().toUpperCase().pipe(z.enum(ORDER_SIDES, 'must be BUY or SELL'))),
+  status: optionalText(
+    z
+      .string()
+      .trim()
+      .toUpperCase()
+      .pipe(z.enum(ORDER_STATUSES, `must be one of ${ORDER_STATUSES.join(', ')}`)),
+  ),
+  order_type: optionalText(
+    z
+      .string()
+      .trim()
+      .toUpperCase()
+      .pipe(z.enum(ORDER_TYPES, `must be one of ${ORDER_TYPES.join(', ')}`)),
+  ),
+  date_from: optionalText(orderDateSchema),
+  date_to: optionalText(orderDateSchema),
+  ordering: optionalText(z.enum(ORDERING_VALUES, `must be one of ${ORDERING_VALUES.join(', ')}`)),
+});
+export type OrdersQuery = z.infer<typeof ordersQuerySchema>;
+
+// ---------------------------------------------------------------- /ws/trading/ socket
+
+export const accountUpdateDataSchema = z.object({
+  balance: z.number(),
+  equity: z.number(),
+  margin_used: z.number(),
+  free_margin: z.number(),
+  margin_level: z.number().nullable(),
+  leverage: z.number().int(),
+});
+
+export const orderConfirmationDataSchema = z.object({
+  order: orderSchema,
+  /** Null for a rejected order. */
+  position: positionSchema.nullable(),
+  execution_details: executionDetailsSchema.nullable(),
+});
+
+export const pnlTradeSchema = z.object({ trade_id: z.number().int(), position_id: z.number().int(), pnl: z.number() });
+
+/** Every message the server sends on /ws/trading/: `type → payload` (the payload's fields sit beside `type`). */
+export const tradingServerMessageSchemas = {
+  auth_required: z.object({ message: z.string().optional() }),
+  connection_established: z.object({ user: userSchema }),
+  positions_update: z.object({ data: z.array(positionSchema) }),
+  pnl_subscription_confirmed: z.object({ message: z.string().optional() }),
+  pnl_batch_update: z.object({
+    updates: z.array(z.object({ position_id: z.number().int(), unrealized_pnl: z.number(), current_price: z.number() })),
+  }),
+  account_update: z.object({ data: accountUpdateDataSchema }),
+  price_update: z.object({ symbol: z.string(), price: z.number(), bid: z.number(), ask: z.number(), timestamp: isoTime }),
+  order_confirmation: z.object({ data: orderConfirmationDataSchema }),
+  pnl_update: z.object({ trades: z.array(pnlTradeSchema) }),
+  margin_call: z.object({
+    data: z.object({ margin_level: z.number(), equity: z.number(), margin_used: z.number(), message: z.string() }),
+  }),
+  pong: z.object({ timestamp: isoTime.optional() }),
+  error: z.object({ message: z.string() }),
+} as const;
+
+/** Every message a client sends on /ws/trading/. */
+export const tradingClientMessageSchemas = {
+  authenticate: z.strictObject({ token: z.string().min(1).max(4096) }),
+  get_positions_update: z.strictObject({}),
+  subscribe_to_pnl: z.strictObject({}),
+  ping: z.strictObject({ timestamp: z.union([z.string(), z.number()]).optional() }),
+} as const;
+
+export type TradingServerMessageMap = {
+  [K in keyof typeof tradingServerMessageSchemas]: z.infer<(typeof tradingServerMessageSchemas)[K]>;
+};
+export type TradingClientMessageMap = {
+  [K in keyof typeof tradingClientMessageSchemas]: z.infer<(typeof tradingClientMessageSchemas)[K]>;
+};
+export type TradingServerMessageType = keyof TradingServerMessageMap;
+export type TradingClientMessageType = keyof TradingClientMessageMap;
+
+/** A message on the wire: `{type, ...payload}`. */
+export type TradingServerMessage<K extends TradingServerMessageType = TradingServerMessageType> = {
+  [T in K]: { type: T } & TradingServerMessageMap[T];
+}[K];
+export type TradingClientMessage<K extends TradingClientMessageType = TradingClientMessageType> = {
+  [T in K]: { type: T } & TradingClientMessageMap[T];
+}[K];
+
+/** Builds a typed server message (the server's `send<K>`). */
+export function tradingServerMessage<K extends TradingServerMessageType>(
+  type: K,
+  payload: TradingServerMessageMap[K],
+): TradingServerMessage<K> {
+  return { type, ...payload } as TradingServerMessage<K>;
+}
+
+/** Builds a typed client message (the web's `send<K>`). */
+export function tradingClientMessage<K extends TradingClientMessageType>(
+  type: K,
+  payload: TradingClientMessageMap[K],
+): TradingClientMessage<K> {
+  return { type, ...payload } as TradingClientMessage<K>;
+}
+
+function parseMessage<M extends Record<string, z.ZodType>>(
+  schemas: M,
+  raw: unknown,
+): { ok: true; message: { type: keyof M & string } & Record<string, unknown> } | { ok: false; error: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: 'Message must be a JSON object' };
+  const { type, ...payload } = raw as Record<string, unknown>;
+  if (typeof type !== 'string' || !Object.hasOwn(schemas, type))
+    return { ok: false, error: `Unknown message type: ${String(type)}` };
+  const parsed = schemas[type]!.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: `Invalid ${type} message: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? ''}`.trim() };
+  }
+  return { ok: true, message: { type, ...(parsed.data as Record<string, unknown>) } as { type: keyof M & string } };
+}
+
+/** Parses a client message received by the server (already JSON-decoded). */
+export function parseTradingClientMessage(
+  raw: unknown,
+): { ok: true; message: TradingClientMessage } | { ok: false; error: string } {
+  return parseMessage(tradingClientMessageSchemas, raw) as
+    | { ok: true; message: TradingClientMessage }
+    | { ok: false; error: string };
+}
+
+/** Parses a server message received by the web client (already JSON-decoded). */
+export function parseTradingServerMessage(
+  raw: unknown,
+): { ok: true; message: TradingServerMessage } | { ok: false; error: string } {
+  return parseMessage(tradingServerMessageSchemas, raw) as
+    | { ok: true; message: TradingServerMessage }
+    | { ok: false; error: string };
+}

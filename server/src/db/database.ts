@@ -48,6 +48,7 @@ export function openDatabase(database: Config['database'], options: { schema?: s
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  cachePreparedStatements(sqlite);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   let closed = false;
   return {
@@ -59,4 +60,23 @@ export function openDatabase(database: Config['database'], options: { schema?: s
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * Kysely prepares every query anew; the order path runs the same dozen SQL texts thousands of
+ * times a second, and preparing costs about as much as running. A prepared statement can be
+ * reused once a call has returned (Kysely runs them to completion on the one connection).
+ */
+function cachePreparedStatements(sqlite: SQLite.Database, max = 500): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, SQLite.Statement>();
+  sqlite.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size >= max) cache.clear();
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
 }

@@ -1,0 +1,226 @@
+// Shared by bench/orders.mjs and bench/platform-data.mjs: builds the server, prepares a fresh
+// SQLite database with signed-in traders (written directly with the built server's own
+// modules: a password hash per trader would cost a second of scrypt each and is not what is
+// measured), starts `node server/dist/main.js` on it and stops it.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const root = path.resolve(import.meta.dirname, '..');
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
+
+export function parseArgs(list) {
+  const out = {};
+  for (let i = 0; i < list.length; i++) {
+    if (list[i].startsWith('--')) out[list[i].slice(2)] = list[i + 1]?.startsWith('--') ? 'true' : list[++i];
+  }
+  return out;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
+
+/** Builds (incrementally) the server the benchmark runs. */
+export function buildServer() {
+  execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-b', 'server/tsconfig.json'], { cwd: root, stdio: 'inherit' });
+}
+
+/** A fresh data folder with `count` traders, each with a funded account and a live session. */
+export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, leverage = 100 } = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-'));
+  const { loadConfig } = await dist('config.js');
+  const { openDatabase } = await dist('db/database.js');
+  const { migrateToLatest } = await dist('db/migrate.js');
+  const { writeTransaction } = await dist('db/transaction.js');
+  const { openAccount } = await dist('accounts/repo.js');
+  const { insertSession } = await dist('auth/repo.js');
+  const { createTokens, newTokenId } = await dist('auth/tokens.js');
+  const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET, ACCESS_TOKEN_TTL_MINUTES: '1440', LOG_LEVEL: 'warn' });
+  const db = openDatabase(config.database);
+  await migrateToLatest(db);
+  const clock = { now: () => Date.now() };
+  const tokens = createTokens(config, clock);
+  const traders = [];
+  for (let i = 0; i < count; i++) {
+    const now = Date.now();
+    const sessionId = newTokenId();
+    const userId = await writeTransaction(db, async (trx) => {
+      const user = await trx
+        .insertInto('users')
+        .values({
+          email: `bench${i}@example.com`,
+          password_hash: 'not-a-hash',
+          full_name: `Bench Trader ${i}`,
+          is_active: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await openAccount(trx, { userId: Number(user.id), balanceMinor, leverage, now });
+      await insertSession(trx, { id: sessionId, userId: Number(user.id), now });
+      return Number(user.id);
+    });
+    const { token } = await tokens.sign('access', userId, sessionId);
+    traders.push({ userId, authorization: `Bearer ${token}` });
+  }
+  await db.close();
+  return { dataDir, traders };
+}
+
+/** utime + stime of a process in seconds (Linux /proc). */
+export function processCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts the built server on the prepared data folder; resolves once it is healthy and quoting.
+ * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load.
+ */
+export async function startServer(dataDir, { nodeArgs = [] } = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      JWT_SECRET,
+      PRICE_SOURCE: 'simulator',
+      PRICE_SEED: '20260401',
+      CHART_HISTORY_DAYS: '0',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      WEB_DIST: path.join(dataDir, 'no-web'),
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/health/`);
+      if (res.ok && (await res.json()).data?.price_source?.connected) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error('server did not become healthy');
+    await sleep(200);
+  }
+  // Every pair quoted once before the clock starts.
+  await sleep(1500);
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The figures of an autocannon result worth printing. */
+export function summary(result) {
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    latency_ms: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+    requests: result.requests.total,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/**
+ * An open-loop run at a steady rate: request i is due at start + i ÷ rate, whatever the
+ * answers before it (autocannon's `overallRate` instead lets each connection burst its share
+ * at the start of every second and then corrects for coordinated omission with a 1 ms
+ * interval, which measures neither). Latency counts from the due time, so time spent queued
+ * in the client or the socket pool is included. The first `warmupSeconds` run at the same rate
+ * unrecorded (new connections, JIT). `request(i)` returns {method, path, headers, body}.
+ */
+export async function pacedRun({ url, rate, seconds, connections, request, warmupSeconds = 3 }) {
+  const { Agent, request: httpRequest } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(url);
+  const warmup = Math.round(rate * warmupSeconds);
+  const total = warmup + Math.round(rate * seconds);
+  const latencies = [];
+  const statuses = {};
+  let errors = 0;
+  let sent = 0;
+  const start = performance.now() + 50;
+  const pending = [];
+  const fire = (i, due) =>
+    new Promise((resolve) => {
+      const r = request(i);
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, method: r.method, path: r.path, headers: r.headers, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (i < warmup) return resolve();
+            latencies.push(performance.now() - due);
+            statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        if (i >= warmup) errors += 1;
+        resolve();
+      });
+      req.end(r.body);
+    });
+  await new Promise((done) => {
+    const tick = () => {
+      const now = performance.now();
+      while (sent < total && start + (sent * 1000) / rate <= now) {
+        pending.push(fire(sent, start + (sent * 1000) / rate));
+        sent += 1;
+      }
+      if (sent >= total) return done();
+      setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
+    };
+    setTimeout(tick, 50);
+  });
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (p) => Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1));
+  const non2xx = Object.entries(statuses)
+    .filter(([code]) => !code.startsWith('2'))
+    .reduce((n, [, count]) => n + count, 0);
+  return {
+    requests_per_second: Math.round(latencies.length / seconds),
+    latency_ms: { p50: at(50), p99: at(99), max: Number(latencies.at(-1).toFixed(1)) },
+    requests: latencies.length,
+    non_2xx: non2xx,
+    errors,
+  };
+}

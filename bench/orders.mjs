@@ -1,0 +1,140 @@
+// place-market-order benchmark: 50 traders ordering concurrently for 20 s against the embedded
+// default (SQLite, synchronous=FULL), beside the same load on GET /api/health/ (the bare server).
+//
+//   node bench/orders.mjs [--traders 50] [--seconds 20] [--rate 1000] [--no-key]
+//
+// Builds the server, prepares a fresh database with the traders (see orders.lib.mjs), starts
+// `node server/dist/main.js` on it, and drives it with autocannon in this process (the load
+// generator shares the machine). Each autocannon connection is one trader; every order carries
+// its own Idempotency-Key (as the web client sends it) unless --no-key. Orders alternate BUY and
+// SELL of 0.01–0.10 lots over the majors, so accounts never run out of margin.
+// Two runs of each: saturated (autocannon, every connection sends as soon as it is answered: the
+// most the server does; its latency is just 50 ÷ throughput) and open-loop at a steady offered
+// rate (--rate, default 1,000/s spread evenly over the 50 traders, latency counted from each
+// request's due time: what a trader sees at that load; see pacedRun in orders.lib.mjs).
+// Goal: ≥ 1,000 orders/s saturated, and p99 < 25 ms at 1,000/s. Prints a JSON summary; exits 1
+// when the goal is missed.
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { buildServer, pacedRun, parseArgs, prepareDatabase, processCpuSeconds, startServer, summary } from './orders.lib.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const TRADERS = Number(args.traders ?? 50);
+const SECONDS = Number(args.seconds ?? 20);
+const WITH_KEY = args['no-key'] === undefined;
+const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'USDCAD', 'NZDUSD'];
+
+function run(options) {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+const RATE = Number(args.rate ?? 1000);
+
+/** An order of trader `i % TRADERS`: alternating BUY and SELL of 0.01–0.10 lots over the majors. */
+function orderRequest(i, trader) {
+  return {
+    method: 'POST',
+    path: '/api/trading/place-market-order/',
+    headers: {
+      'content-type': 'application/json',
+      authorization: trader.authorization,
+      ...(WITH_KEY ? { 'idempotency-key': randomUUID() } : {}),
+    },
+    body: JSON.stringify({
+      symbol: SYMBOLS[i % SYMBOLS.length],
+      side: Math.floor(i / TRADERS) % 2 ? 'SELL' : 'BUY',
+      quantity: (1 + (i % 10)) / 100,
+    }),
+  };
+}
+
+/** The saturated run: each autocannon connection is one trader sending as soon as it is answered. */
+function orderRun(url) {
+  let nextTrader = 0;
+  let sequence = 0;
+  return run({
+    url,
+    connections: TRADERS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/trading/place-market-order/',
+        // autocannon's context is per connection: one trader per connection.
+        setupRequest: (request, context) => {
+          context.trader ??= traders[nextTrader++ % traders.length];
+          context.n = (context.n ?? 0) + 1;
+          sequence += 1;
+          const body = {
+            symbol: SYMBOLS[sequence % SYMBOLS.length],
+            side: context.n % 2 ? 'BUY' : 'SELL',
+            quantity: (1 + (sequence % 10)) / 100,
+          };
+          return {
+            ...request,
+            headers: {
+              'content-type': 'application/json',
+              authorization: context.trader.authorization,
+              ...(WITH_KEY ? { 'idempotency-key': randomUUID() } : {}),
+            },
+            body: JSON.stringify(body),
+          };
+        },
+      },
+    ],
+  });
+}
+
+buildServer();
+const { dataDir, traders } = await prepareDatabase(TRADERS);
+const server = await startServer(dataDir);
+try {
+  const cpu = async (fn) => {
+    const before = processCpuSeconds(server.pid);
+    const result = await fn();
+    const after = processCpuSeconds(server.pid);
+    return {
+      ...('latency_ms' in result ? result : summary(result)),
+      server_cpu_percent: before === undefined ? null : Math.round(((after - before) / SECONDS) * 100),
+    };
+  };
+  const health = {
+    saturated: await cpu(() => run({ url: `${server.url}/api/health/`, connections: TRADERS, duration: SECONDS })),
+    at_rate: await cpu(() =>
+      run({ url: `${server.url}/api/health/`, connections: TRADERS, duration: SECONDS, overallRate: RATE }),
+    ),
+  };
+  const orders = {
+    saturated: await cpu(() => orderRun(server.url)),
+    at_rate: await cpu(() =>
+      pacedRun({
+        url: server.url,
+        rate: RATE,
+        seconds: SECONDS,
+        connections: TRADERS,
+        request: (i) => orderRequest(i, traders[i % TRADERS]),
+      }),
+    ),
+  };
+  const report = {
+    traders: TRADERS,
+    seconds_per_run: SECONDS,
+    offered_rate_per_second: RATE,
+    idempotency_keys: WITH_KEY,
+    health,
+    place_market_order: orders,
+    orders_vs_health_throughput: Number((orders.saturated.requests_per_second / health.saturated.requests_per_second).toFixed(2)),
+    goal: { orders_per_second: 1000, p99_ms_at_1000_per_second: 25 },
+  };
+  report.goal_met =
+    orders.saturated.requests_per_second >= 1000 &&
+    orders.at_rate.latency_ms.p99 < 25 &&
+    orders.saturated.non_2xx + orders.at_rate.non_2xx === 0 &&
+    orders.saturated.errors + orders.at_rate.errors === 0;
+  console.log(JSON.stringify(report, null, 2));
+  process.exitCode = report.goal_met ? 0 : 1;
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,123 @@
+import { Dec } from '@pipdesk/contract';
+import { describe, expect, it } from 'vitest';
+import { FakeMarket } from '../test/factories.js';
+import { applyFill, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
+import { accountId, type PositionState, positionId } from './types.js';
+
+const d = (v: number | string) => Dec.from(v);
+const flat = { quantity: Dec.ZERO, averageEntryPrice: Dec.ZERO };
+
+describe('applyFill (netting)', () => {
+  it('DESIGN §8 flip: BUY 100 at 50, SELL 150 at 55 → −50 at 55, +500; BUY 50 at 52 → FLAT, +150', () => {
+    const opened = applyFill(flat, d(100), d(50));
+    expect(opened).toMatchObject({ kind: 'open' });
+    expect(opened.quantity.toString()).toBe('100');
+    const flipped = applyFill(opened, d(-150), d(55));
+    expect(flipped.kind).toBe('flip');
+    expect(flipped.quantity.toString()).toBe('-50');
+    expect(flipped.averageEntryPrice.toString()).toBe('55');
+    expect(flipped.realized.toString()).toBe('500');
+    const closed = applyFill(flipped, d(50), d(52));
+    expect(closed.kind).toBe('close');
+    expect(closed.quantity.isZero()).toBe(true);
+    expect(closed.realized.toString()).toBe('150');
+  });
+
+  it('adds in the same direction and re-averages the entry price', () => {
+    const a = applyFill(applyFill(flat, d(1), d('1.1000')), d(3), d('1.1040'));
+    expect(a.kind).toBe('add');
+    expect(a.quantity.toString()).toBe('4');
+    expect(a.averageEntryPrice.toString()).toBe('1.103');
+    expect(a.realized.isZero()).toBe(true);
+  });
+
+  it('rounds a re-averaged entry price to 10 decimals (the stored precision)', () => {
+    const a = applyFill(applyFill(flat, d('0.01'), d('1.00001')), d('0.02'), d('1.00002'));
+    expect(a.averageEntryPrice.toString()).toBe('1.0000166667');
+  });
+
+  it('reduces without changing the entry price and realizes the closed part', () => {
+    const short = applyFill(flat, d(-2), d('150.000'));
+    const reduced = applyFill(short, d('0.5'), d('149.000'));
+    expect(reduced.kind).toBe('reduce');
+    expect(reduced.quantity.toString()).toBe('-1.5');
+    expect(reduced.averageEntryPrice.toString()).toBe('150');
+    expect(reduced.closedQuantity.toString()).toBe('0.5');
+    expect(reduced.realized.toString()).toBe('0.5'); // 0.5 × (150 − 149): a short gains when the price falls
+  });
+
+  it('refuses an empty fill', () => {
+    expect(() => applyFill(flat, Dec.ZERO, d(1))).toThrow();
+  });
+});
+
+describe('booking to the ledger', () => {
+  it('rounds once, half away from zero, to the cent', () => {
+    expect(toMinor(d('-52.4246'))).toBe(-5242);
+    expect(toMinor(d('0.005'))).toBe(1);
+    expect(toMinor(d('-0.005'))).toBe(-1);
+    expect(toMinor(d('16'))).toBe(1600);
+  });
+});
+
+describe('valuing positions and accounts at current prices', () => {
+  const state = (symbol: string, centilots: number, entry: string, pairId = 1): PositionState => ({
+    id: positionId(pairId),
+    accountId: accountId(1),
+    pairId,
+    symbol,
+    quantityCentilots: centilots,
+    averageEntryPrice: entry,
+    status: 'OPEN',
+    realizedPnlMinor: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    closedAt: null,
+  });
+
+  it('values a long at bid and a short at ask, converting the quote currency to USD', () => {
+    const market = new FakeMarket();
+    market.set('USDJPY', 114.44, 114.46); // mid 114.45
+    const pricing = new Pricing(market.pairs, market.prices);
+    // buy 0.1 lot (10,000 USD) at 115.05; the bid is 114.44 → −6,100 JPY at 114.45
+    const long = valuePosition(state('USDJPY', 10, '115.05'), 100, pricing);
+    expect(long.currentPrice!.toString()).toBe('114.44');
+    expect(long.unrealizedPnl.toFixed(2)).toBe('-53.30');
+    expect(long.margin.toFixed(2)).toBe('100.00');
+    const short = valuePosition(state('USDJPY', -10, '115.05'), 100, pricing);
+    expect(short.currentPrice!.toString()).toBe('114.46');
+    expect(short.unrealizedPnl.toFixed(2)).toBe('51.55'); // 5,900 JPY ÷ 114.45
+  });
+
+  it('values a cross through the catalogue (EURJPY margin in EURUSD, P&L in USDJPY)', () => {
+    const market = new FakeMarket();
+    market.set('EURJPY', 160, 160);
+    market.set('EURUSD', 1.1, 1.1);
+    market.set('USDJPY', 145, 145);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const v = valuePosition(state('EURJPY', 100, '159', 9), 100, pricing);
+    expect(v.margin.toFixed(2)).toBe('1100.00'); // 100,000 EUR × 1.1 ÷ 100
+    expect(v.unrealizedPnl.toFixed(2)).toBe('689.66'); // 100,000 × 1 JPY ÷ 145
+  });
+
+  it('computes the account figures of DESIGN §3', () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.2, 1.2);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const a = valueAccount(1_000_000, 100, [state('EURUSD', 100, '1.19')], pricing);
+    expect(a.balance.toFixed(2)).toBe('10000.00');
+    expect(a.equity.toFixed(2)).toBe('11000.00');
+    expect(a.marginUsed.toFixed(2)).toBe('1200.00');
+    expect(a.freeMargin.toFixed(2)).toBe('9800.00');
+    expect(a.marginLevel!.toFixed(2)).toBe('916.67');
+  });
+
+  it('values nothing without a price (and an account without positions has no margin level)', () => {
+    const market = new FakeMarket();
+    const pricing = new Pricing(market.pairs, market.prices);
+    const v = valuePosition(state('EURUSD', 100, '1.1'), 100, pricing);
+    expect(v.currentPrice).toBeNull();
+    expect(v.unrealizedPnl.isZero()).toBe(true);
+    expect(valueAccount(100, 100, [], pricing).marginLevel).toBeNull();
+  });
+});
