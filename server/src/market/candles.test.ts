@@ -6,8 +6,11 @@ import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS, type ScaledCandl
 import { fromScaled, toScaled } from './quotes.js';
 import { parseM1Csv } from './replay-data.js';
 
-/** The shared copy of the real data: tests check against data nobody here generated. */
-const SHARED_MARKET = path.resolve(import.meta.dirname, '../../../../shared/data/market');
+/**
+ * The real data (the project's byte-identical copy of ../shared/data/market, so the suite runs
+ * from any clone location): tests check against data nobody here generated.
+ */
+const SHARED_MARKET = path.resolve(import.meta.dirname, '../../data/replay');
 
 interface RawBar {
   dtime: string;
