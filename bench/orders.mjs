@@ -3,7 +3,7 @@
 //
 //   node bench/orders.mjs [--traders 50] [--seconds 20] [--rate 1000] [--no-key]
 //
-// Builds the server, prepares a fresh database with the traders (see orders.lib.mjs), starts
+// Builds the server, prepares a fresh database with the traders (see lib.mjs), starts
 // `node server/dist/main.js` on it, and drives it with autocannon in this process (the load
 // generator shares the machine). Each autocannon connection is one trader; every order carries
 // its own Idempotency-Key (as the web client sends it) unless --no-key. Orders alternate BUY and
@@ -11,12 +11,12 @@
 // Two runs of each: saturated (autocannon, every connection sends as soon as it is answered: the
 // most the server does; its latency is just 50 ÷ throughput) and open-loop at a steady offered
 // rate (--rate, default 1,000/s spread evenly over the 50 traders, latency counted from each
-// request's due time: what a trader sees at that load; see pacedRun in orders.lib.mjs).
+// request's due time: what a trader sees at that load; see pacedRun in lib.mjs).
 // Goal: ≥ 1,000 orders/s saturated, and p99 < 25 ms at 1,000/s. Prints a JSON summary; exits 1
 // when the goal is missed.
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { buildServer, pacedRun, parseArgs, prepareDatabase, processCpuSeconds, startServer, summary } from './orders.lib.mjs';
+import { buildServer, pacedRun, parseArgs, prepareDatabase, processCpuSeconds, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const TRADERS = Number(args.traders ?? 50);

@@ -3,36 +3,22 @@
 //
 //   node bench/platform-data.mjs [--seconds 15] [--connections 10] [--rate 200]
 //
-// Builds the server, prepares a fresh database with one trader (see orders.lib.mjs), starts
+// Builds the server, prepares a fresh database with one trader (see lib.mjs), starts
 // `node server/dist/main.js`, places the 5,000 orders through the API (one lane per pair:
 // BUY/SELL pairs that net to flat, then a last BUY, so all 12 pairs end with an open position
 // and the history holds ~2,500 closed positions and 5,000 trades), then drives platform-data
 // three times: one connection (autocannon: the latency of a dashboard load), open-loop at a
 // steady offered --rate per second over --connections (latency under load; pacedRun in
-// orders.lib.mjs), and --connections saturated (autocannon: the capacity; its latency is just
+// lib.mjs), and --connections saturated (autocannon: the capacity; its latency is just
 // connections ÷ throughput). Goal: p99 < 15 ms for the first two.
 // Prints a JSON summary; exits 1 when missed.
 import autocannon from 'autocannon';
-import { buildServer, pacedRun, parseArgs, prepareDatabase, startServer, summary } from './orders.lib.mjs';
+import { buildServer, PAIRS, pacedRun, parseArgs, prepareDatabase, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 15);
 const CONNECTIONS = Number(args.connections ?? 10);
 const RATE = Number(args.rate ?? 200);
-const PAIRS = [
-  'EURUSD',
-  'GBPUSD',
-  'USDJPY',
-  'USDCHF',
-  'AUDUSD',
-  'USDCAD',
-  'NZDUSD',
-  'EURGBP',
-  'EURJPY',
-  'GBPJPY',
-  'EURCHF',
-  'AUDJPY',
-];
 // 10 lanes of 416 and 2 of 414 round trips' legs (all even: each lane ends flat), plus one BUY each: 5,000 orders.
 const LEGS = PAIRS.map((_, i) => (i < 10 ? 416 : 414));
 

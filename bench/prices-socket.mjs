@@ -8,111 +8,27 @@
 // and stops it at the end. Latency = arrival time at the client − the tick's timestamp, which
 // the server stamps when the price source creates the tick (same machine, same clock). The
 // clients are spread over worker threads so one client event loop is not the bottleneck.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
+import { PAIRS, parseArgs, processCpuSeconds, root, sleep, startServer } from './lib.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
 const args = parseArgs(process.argv.slice(2));
 const CLIENTS = Number(args.clients ?? 1000);
 const WORKERS = Math.max(1, Number(args.workers ?? 2));
 const SECONDS = Number(args.seconds ?? 20);
 const WARMUP_SECONDS = 3;
-const SYMBOLS = [
-  'EURUSD',
-  'GBPUSD',
-  'USDJPY',
-  'USDCHF',
-  'AUDUSD',
-  'USDCAD',
-  'NZDUSD',
-  'EURGBP',
-  'EURJPY',
-  'GBPJPY',
-  'EURCHF',
-  'AUDJPY',
-];
-const symbolFor = (i) => (args.symbol && args.symbol !== 'all' ? args.symbol.toUpperCase() : SYMBOLS[i % SYMBOLS.length]);
+const symbolFor = (i) => (args.symbol && args.symbol !== 'all' ? args.symbol.toUpperCase() : PAIRS[i % PAIRS.length]);
 
-function parseArgs(list) {
-  const out = {};
-  for (let i = 0; i < list.length; i++) {
-    if (list[i].startsWith('--')) out[list[i].slice(2)] = list[i + 1]?.startsWith('--') ? 'true' : list[++i];
+/** A fresh server on a temp SQLite database with a day of chart history (the socket's gap fill reads it). */
+async function startFreshServer() {
+  if (!existsSync(path.join(root, 'server/dist/main.js'))) {
+    throw new Error('server/dist/main.js is missing: run `npx tsc -b server/tsconfig.json` first');
   }
-  return out;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** utime + stime of a process in seconds (Linux /proc; undefined elsewhere). */
-function processCpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // CLK_TCK is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-async function startServer() {
-  const main = path.join(root, 'server/dist/main.js');
-  if (!existsSync(main)) throw new Error('server/dist/main.js is missing: run `npx tsc -b server/tsconfig.json` first');
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-'));
-  const child = spawn(process.execPath, [main], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      PRICE_SOURCE: 'simulator',
-      CHART_HISTORY_DAYS: '1',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
-      WEB_DIST: path.join(dataDir, 'no-web'),
-    },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/api/health/`);
-      if (res.ok && (await res.json()).data?.price_source?.connected) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('server did not become healthy');
-    await sleep(200);
-  }
-  return {
-    url,
-    pid: child.pid,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return startServer(mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-')), { env: { CHART_HISTORY_DAYS: '1' } });
 }
 
 function percentile(sorted, p) {
@@ -180,7 +96,7 @@ async function runClients({ wsUrl, from, to }) {
 }
 
 async function main() {
-  const server = args.url ? { url: args.url, pid: undefined, stop: async () => {} } : await startServer();
+  const server = args.url ? { url: args.url, pid: undefined, stop: async () => {} } : await startFreshServer();
   const wsUrl = `${server.url.replace(/^http/, 'ws')}/ws/prices/`;
   console.log(
     `server ${server.url}${server.pid ? ` (pid ${server.pid})` : ''}; opening ${CLIENTS} subscribers in ${WORKERS} worker(s)...`,

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket, { WebSocketServer } from 'ws';
+import { PAIRS } from './lib.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const arg = (name, fallback) => {
@@ -30,20 +31,6 @@ const LATENCY_TICKS = arg('ticks', 30);
 const LOAD_SECONDS = arg('load-seconds', 20);
 const SKIP_BUILD = process.argv.includes('--skip-build');
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
-const SYMBOLS = [
-  'EURUSD',
-  'GBPUSD',
-  'USDJPY',
-  'USDCHF',
-  'AUDUSD',
-  'USDCAD',
-  'NZDUSD',
-  'EURGBP',
-  'EURJPY',
-  'GBPJPY',
-  'EURCHF',
-  'AUDJPY',
-];
 const START_MID = {
   EURUSD: 1.085,
   GBPUSD: 1.265,
@@ -155,7 +142,7 @@ function sendTick(symbol) {
   return tick;
 }
 function sendAll() {
-  const text = JSON.stringify({ type: 'ticks', ticks: SYMBOLS.map((s) => quoteOf(s, mids[s])) });
+  const text = JSON.stringify({ type: 'ticks', ticks: PAIRS.map((s) => quoteOf(s, mids[s])) });
   for (const s of feedSockets) s.send(text);
 }
 // Keeps the feed "connected" (a quiet feed is dropped after 10 s).
@@ -316,7 +303,7 @@ log('phase A', phaseA);
 // ---------------------------------------------------------------- phase B: load
 
 const RATE = 10;
-if (LOAD_SECONDS > 0) log(`phase B: all ${SYMBOLS.length} pairs ticking ${RATE}/s each for ${LOAD_SECONDS} s`);
+if (LOAD_SECONDS > 0) log(`phase B: all ${PAIRS.length} pairs ticking ${RATE}/s each for ${LOAD_SECONDS} s`);
 sentAt = new Map();
 samples = [];
 received = 0;
@@ -328,7 +315,7 @@ let step = 0;
 const loadEnd = performance.now() + LOAD_SECONDS * 1000;
 while (performance.now() < loadEnd) {
   step++;
-  for (const symbol of SYMBOLS) {
+  for (const symbol of PAIRS) {
     const pip = symbol.endsWith('JPY') ? 0.001 : 0.00001;
     // EURUSD climbs one point per tick so every price identifies its tick; the others wander.
     mids[symbol] = symbol === 'EURUSD' ? mids[symbol] + pip : mids[symbol] + (Math.random() - 0.5) * 4 * pip;
@@ -342,7 +329,7 @@ await sleep(700);
 const loadWall = (performance.now() - wall0) / 1000;
 const phaseB = {
   ...summary(samples),
-  ticks_per_s: Math.round((step * SYMBOLS.length) / loadWall),
+  ticks_per_s: Math.round((step * PAIRS.length) / loadWall),
   server_cpu_percent: Math.round(((cpuSeconds(server.pid) - cpu0) / loadWall) * 1000) / 10,
   bench_process_cpu_percent:
     Math.round(((process.cpuUsage(benchCpu0).user + process.cpuUsage(benchCpu0).system) / 1e6 / loadWall) * 1000) / 10,

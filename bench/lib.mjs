@@ -10,6 +10,22 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const root = path.resolve(import.meta.dirname, '..');
+
+/** The seeded catalogue (DESIGN §2), in catalogue order. */
+export const PAIRS = [
+  'EURUSD',
+  'GBPUSD',
+  'USDJPY',
+  'USDCHF',
+  'AUDUSD',
+  'USDCAD',
+  'NZDUSD',
+  'EURGBP',
+  'EURJPY',
+  'GBPJPY',
+  'EURCHF',
+  'AUDJPY',
+];
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
 export function parseArgs(list) {
@@ -22,7 +38,7 @@ export function parseArgs(list) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, '127.0.0.1', () => {
@@ -96,9 +112,9 @@ export function processCpuSeconds(pid) {
 
 /**
  * Starts the built server on the prepared data folder; resolves once it is healthy and quoting.
- * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load.
+ * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load; `env` overrides settings.
  */
-export async function startServer(dataDir, { nodeArgs = [] } = {}) {
+export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
     cwd: root,
@@ -118,6 +134,7 @@ export async function startServer(dataDir, { nodeArgs = [] } = {}) {
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
       WEB_DIST: path.join(dataDir, 'no-web'),
+      ...env,
     },
   });
   const url = `http://127.0.0.1:${port}`;
