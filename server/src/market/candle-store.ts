@@ -52,8 +52,10 @@ export class CandleStore {
   }
 
   /**
-   * Fills `days` of one-minute history (and aggregates) up to the start of the current
+   * Fills `days` of one-minute history (and aggregates) up to and including the current
    * minute for the pairs that have none, in one transaction. Returns the rows written.
+   * The current minute is included so the live candle resumes it (no jump at now), and a
+   * start-up that crosses a minute boundary while backfilling leaves no missing minute.
    */
   async backfill(
     pairs: readonly Pair[],
@@ -67,7 +69,7 @@ export class CandleStore {
     },
   ): Promise<number> {
     if (pairs.length === 0 || options.days <= 0) return 0;
-    const to = bucketStart(options.now, 1);
+    const to = bucketStart(options.now, 1) + MINUTE_MS;
     const from = to - options.days * 1440 * MINUTE_MS;
     const wanted = new Set(pairs.map((p) => p.id));
     let written = 0;
