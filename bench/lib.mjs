@@ -156,7 +156,7 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.KEEP_DB) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
+import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import type { LedgerKind } from './tables.js';
+import type { LedgerEntriesTable, LedgerKind } from './tables.js';
 
 /** Any Kysely handle: the database itself or a transaction. Writes must run inside `writeTransaction`. */
 type Q = Kysely<Database>;
@@ -53,6 +54,26 @@ export async function openAccount(
   return { profileId: Number(profile.id), accountId: Number(account.id) };
 }
 
+// Prepared (see db/prepared.ts): every execution that realizes P&L runs them.
+const balanceChange = prepare<{ accountId: number; amountMinor: number; now: number }, { balance_minor: number }>((q, value) =>
+  q
+    .updateTable('trading_accounts')
+    .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amountMinor')), updated_at: value('now') }))
+    .where('id', '=', value('accountId'))
+    .returning('balance_minor'),
+);
+
+const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>((q, value) =>
+  q.insertInto('ledger_entries').values({
+    account_id: value('account_id'),
+    kind: value('kind'),
+    amount_minor: value('amount_minor'),
+    balance_after_minor: value('balance_after_minor'),
+    reference: value('reference'),
+    created_at: value('created_at'),
+  }),
+);
+
 /**
  * The only way a balance changes: one ledger row and the matching balance update, in the
  * caller's write transaction, so balance = Σ ledger always holds.
@@ -63,24 +84,21 @@ export async function postLedgerEntry(
   entry: { accountId: number; kind: LedgerKind; amountMinor: number; reference: string | null; now: number },
 ): Promise<number> {
   if (!Number.isSafeInteger(entry.amountMinor)) throw new Error(`Ledger amount must be integer cents, got ${entry.amountMinor}`);
-  const updated = await trx
-    .updateTable('trading_accounts')
-    .set((eb) => ({ balance_minor: eb('balance_minor', '+', entry.amountMinor), updated_at: entry.now }))
-    .where('id', '=', entry.accountId)
-    .returning('balance_minor')
-    .executeTakeFirstOrThrow();
+  const [updated] = await balanceChange.execute(trx, {
+    accountId: entry.accountId,
+    amountMinor: entry.amountMinor,
+    now: entry.now,
+  });
+  if (!updated) throw new Error(`Trading account ${entry.accountId} not found`);
   const balanceAfter = Number(updated.balance_minor);
-  await trx
-    .insertInto('ledger_entries')
-    .values({
-      account_id: entry.accountId,
-      kind: entry.kind,
-      amount_minor: entry.amountMinor,
-      balance_after_minor: balanceAfter,
-      reference: entry.reference,
-      created_at: entry.now,
-    })
-    .execute();
+  await ledgerInsert.execute(trx, {
+    account_id: entry.accountId,
+    kind: entry.kind,
+    amount_minor: entry.amountMinor,
+    balance_after_minor: balanceAfter,
+    reference: entry.reference,
+    created_at: entry.now,
+  });
   return balanceAfter;
 }
 

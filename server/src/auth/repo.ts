@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { LoginFailureScope, SessionEndReason } from './tables.js';
 
@@ -47,9 +48,8 @@ export async function insertSession(q: Q, session: { id: string; userId: number;
     .execute();
 }
 
-/** One primary-key lookup per authenticated request: the session with its user's current state. */
-export async function findSessionWithUser(q: Q, sessionId: string) {
-  return q
+const sessionWithUser = prepare<{ sessionId: string }, SessionWithUser>((q, value) =>
+  q
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -60,8 +60,22 @@ export async function findSessionWithUser(q: Q, sessionId: string) {
       'users.full_name',
       'users.is_active',
     ])
-    .where('sessions.id', '=', sessionId)
-    .executeTakeFirst();
+    .where('sessions.id', '=', value('sessionId')),
+);
+
+/** A session and its user's current state. */
+export interface SessionWithUser {
+  session_id: string;
+  user_id: number;
+  revoked_at: number | null;
+  email: string;
+  full_name: string;
+  is_active: number;
+}
+
+/** One primary-key lookup per authenticated request (prepared: it runs on every call). */
+export async function findSessionWithUser(q: Q, sessionId: string): Promise<SessionWithUser | undefined> {
+  return (await sessionWithUser.execute(q, { sessionId }))[0];
 }
 
 export async function touchSession(q: Q, sessionId: string, now: number): Promise<void> {

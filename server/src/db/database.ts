@@ -5,12 +5,19 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from './schema.js';
+import { createWalSync } from './wal-sync.js';
 
 export type DbKind = 'sqlite' | 'postgres';
 
 export interface Db {
   kysely: Kysely<Database>;
   kind: DbKind;
+  /**
+   * Resolves once every transaction committed before the call is on disk; write
+   * transactions await it before they answer. PostgreSQL is durable at COMMIT already;
+   * SQLite commits without waiting for the disk and syncs its WAL here (see wal-sync.ts).
+   */
+  durable(): Promise<void>;
   /** Closes the pool or file; safe to call twice. */
   close(): Promise<void>;
 }
@@ -33,6 +40,7 @@ export function openDatabase(database: Config['database'], options: { schema?: s
     return {
       kysely,
       kind: 'postgres',
+      durable: () => Promise.resolve(),
       close: async () => {
         if (closed) return;
         closed = true;
@@ -43,20 +51,25 @@ export function openDatabase(database: Config['database'], options: { schema?: s
   mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
   const sqlite = new SQLite(database.file);
   sqlite.pragma('journal_mode = WAL');
-  // better-sqlite3 defaults WAL to synchronous=NORMAL, which can lose committed money on
-  // power loss; FULL syncs the WAL on every commit.
-  sqlite.pragma('synchronous = FULL');
+  // NORMAL alone (better-sqlite3's default for WAL) can lose committed money on power loss.
+  // FULL would fsync inside COMMIT, on the event loop; instead every write transaction
+  // awaits `durable()`, which fsyncs the WAL on the thread pool before anyone is answered.
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -65536');
   sqlite.pragma('foreign_keys = ON');
   cachePreparedStatements(sqlite);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const wal = sqlite.memory ? undefined : createWalSync(`${path.resolve(database.file)}-wal`);
   let closed = false;
   return {
     kysely,
     kind: 'sqlite',
+    durable: () => wal?.sync() ?? Promise.resolve(),
     close: async () => {
       if (closed) return;
       closed = true;
+      await wal?.close();
       await kysely.destroy();
     },
   };

@@ -7,13 +7,14 @@ const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 /**
  * Runs `fn` in a write transaction that serializes with every other writer of the rows it locks.
  * SQLite: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write cannot be
- * overtaken (DESIGN §9); the single connection is held for the whole callback.
+ * overtaken (DESIGN §9); the single connection is held for the whole callback, and the
+ * result is returned only once the commit is on disk (`db.durable()`).
  * PostgreSQL: a normal transaction (callers lock rows with `lockForUpdate`), retried on
  * serialization failures and deadlocks.
  */
 export async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   if (db.kind === 'sqlite') {
-    return db.kysely.connection().execute(async (conn) => {
+    const result = await db.kysely.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
       try {
         const result = await fn(conn);
@@ -24,6 +25,9 @@ export async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) =>
         throw err;
       }
     });
+    // The connection is free again while the WAL is synced; the caller hears only after.
+    await db.durable();
+    return result;
   }
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,11 +1,14 @@
 import type { Ordering, OrderSide, OrderStatus, OrderType } from '@pipdesk/contract';
-import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import { lockForUpdate } from '../db/transaction.js';
 import type { IdempotencyKeysTable, OrdersTable, PositionsTable, TradesTable } from './tables.js';
 
-/** Any Kysely handle: the database itself or a transaction. Writes run inside `writeTransaction`. */
+/**
+ * Any Kysely handle: the database itself or a transaction. Writes run inside `writeTransaction`.
+ * The queries of the order path are prepared (built and compiled once, see db/prepared.ts).
+ */
 type Q = Kysely<Database>;
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -23,17 +26,33 @@ export async function readSnapshot<T>(db: Db, fn: (q: Q) => Promise<T>): Promise
   return db.kind === 'postgres' ? tx.setIsolationLevel('repeatable read').setAccessMode('read only').execute(fn) : tx.execute(fn);
 }
 
+const accountByUserForUpdate = prepare<{ userId: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
+  q
+    .selectFrom('trading_accounts')
+    .selectAll()
+    .where('user_id', '=', value('userId'))
+    .$if(kind === 'postgres', (query) => query.forUpdate()),
+);
+
+const accountByIdForUpdate = prepare<{ accountId: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
+  q
+    .selectFrom('trading_accounts')
+    .selectAll()
+    .where('id', '=', value('accountId'))
+    .$if(kind === 'postgres', (query) => query.forUpdate()),
+);
+
 /**
  * The trader's account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
  * (SQLite's BEGIN IMMEDIATE already serializes writers). Every execution takes it first, so
  * one trader's concurrent orders never spend the same free margin.
  */
-export async function lockAccountByUser(db: Db, trx: Q, userId: number) {
-  return lockForUpdate(db, trx.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId)).executeTakeFirst();
+export async function lockAccountByUser(trx: Q, userId: number) {
+  return (await accountByUserForUpdate.execute(trx, { userId }))[0];
 }
 
-export async function lockAccountById(db: Db, trx: Q, accountId: number) {
-  return lockForUpdate(db, trx.selectFrom('trading_accounts').selectAll().where('id', '=', accountId)).executeTakeFirst();
+export async function lockAccountById(trx: Q, accountId: number) {
+  return (await accountByIdForUpdate.execute(trx, { accountId }))[0];
 }
 
 export async function findAccountAndProfile(q: Q, userId: number) {
@@ -56,8 +75,12 @@ export async function findAccountByUser(q: Q, userId: number) {
   return q.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
+const openPositionsOfAccount = prepare<{ accountId: number }, PositionRow>((q, value) =>
+  q.selectFrom('positions').selectAll().where('account_id', '=', value('accountId')).where('status', '=', 'OPEN'),
+);
+
 export async function openPositions(q: Q, accountId: number): Promise<PositionRow[]> {
-  return q.selectFrom('positions').selectAll().where('account_id', '=', accountId).where('status', '=', 'OPEN').execute();
+  return openPositionsOfAccount.execute(q, { accountId });
 }
 
 export async function openPositionsOnPair(q: Q, accountId: number, symbol: string): Promise<PositionRow[]> {
@@ -75,23 +98,109 @@ export async function findPosition(q: Q, accountId: number, id: number): Promise
   return q.selectFrom('positions').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
 
-export async function insertPosition(trx: Q, row: Insertable<PositionsTable>): Promise<number> {
-  const r = await trx.insertInto('positions').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(r.id);
+/** An insert of every column but the id, answering the new id. */
+function preparedInsert<T extends 'positions' | 'orders' | 'trades' | 'idempotency_keys'>(
+  table: T,
+  columns: ReadonlyArray<keyof Insertable<Database[T]> & string>,
+) {
+  return prepare<Insertable<Database[T]>, { id: number }>((q, value) =>
+    // biome-ignore lint/suspicious/noExplicitAny: Kysely cannot type an insert into a table chosen by a type parameter
+    (q as Kysely<any>)
+      .insertInto(table)
+      .values(Object.fromEntries(columns.map((c) => [c, value(c)])))
+      .returning('id'),
+  );
 }
 
-export async function updatePosition(trx: Q, id: number, changes: Updateable<PositionsTable>): Promise<void> {
-  await trx.updateTable('positions').set(changes).where('id', '=', id).execute();
+const positionInsert = preparedInsert('positions', [
+  'account_id',
+  'pair_id',
+  'symbol',
+  'quantity_centilots',
+  'average_entry_price_e10',
+  'realized_pnl_minor',
+  'status',
+  'created_at',
+  'updated_at',
+  'closed_at',
+]);
+
+const orderInsert = preparedInsert('orders', [
+  'account_id',
+  'pair_id',
+  'symbol',
+  'order_type',
+  'side',
+  'quantity_centilots',
+  'filled_quantity_centilots',
+  'price_e10',
+  'average_fill_price_e10',
+  'status',
+  'rejection_reason',
+  'reason',
+  'position_id',
+  'client_price_e10',
+  'submitted_at',
+  'created_at',
+  'updated_at',
+]);
+
+const tradeInsert = preparedInsert('trades', [
+  'account_id',
+  'order_id',
+  'position_id',
+  'pair_id',
+  'symbol',
+  'side',
+  'quantity_centilots',
+  'price_e10',
+  'realized_pnl_minor',
+  'executed_at',
+]);
+
+const idempotencyKeyInsert = preparedInsert('idempotency_keys', [
+  'user_id',
+  'idempotency_key',
+  'request_hash',
+  'response_status',
+  'response_body',
+  'created_at',
+]);
+
+/** What an execution changes on a position. */
+export type PositionChanges = Pick<
+  PositionRow,
+  'quantity_centilots' | 'average_entry_price_e10' | 'realized_pnl_minor' | 'status' | 'updated_at' | 'closed_at'
+>;
+
+const positionUpdate = prepare<PositionChanges & { id: number }, never>((q, value) =>
+  q
+    .updateTable('positions')
+    .set({
+      quantity_centilots: value('quantity_centilots'),
+      average_entry_price_e10: value('average_entry_price_e10'),
+      realized_pnl_minor: value('realized_pnl_minor'),
+      status: value('status'),
+      updated_at: value('updated_at'),
+      closed_at: value('closed_at'),
+    })
+    .where('id', '=', value('id')),
+);
+
+export async function insertPosition(trx: Q, row: Insertable<PositionsTable>): Promise<number> {
+  return Number((await positionInsert.execute(trx, row))[0]!.id);
+}
+
+export async function updatePosition(trx: Q, id: number, changes: PositionChanges): Promise<void> {
+  await positionUpdate.execute(trx, { ...changes, id });
 }
 
 export async function insertOrder(trx: Q, row: Insertable<OrdersTable>): Promise<number> {
-  const r = await trx.insertInto('orders').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(r.id);
+  return Number((await orderInsert.execute(trx, row))[0]!.id);
 }
 
 export async function insertTrade(trx: Q, row: Insertable<TradesTable>): Promise<number> {
-  const r = await trx.insertInto('trades').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(r.id);
+  return Number((await tradeInsert.execute(trx, row))[0]!.id);
 }
 
 export async function recentOrders(q: Q, accountId: number, limit: number, symbol?: string): Promise<OrderRow[]> {
@@ -165,17 +274,16 @@ export async function listOrders(
   return query.orderBy('id', direction).offset(offset).limit(limit).execute();
 }
 
+const idempotencyKeyOfUser = prepare<{ userId: number; key: string }, IdempotencyRow>((q, value) =>
+  q.selectFrom('idempotency_keys').selectAll().where('user_id', '=', value('userId')).where('idempotency_key', '=', value('key')),
+);
+
 export async function findIdempotencyKey(q: Q, userId: number, key: string): Promise<IdempotencyRow | undefined> {
-  return q
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  return (await idempotencyKeyOfUser.execute(q, { userId, key }))[0];
 }
 
 export async function insertIdempotencyKey(trx: Q, row: Insertable<IdempotencyKeysTable>): Promise<void> {
-  await trx.insertInto('idempotency_keys').values(row).execute();
+  await idempotencyKeyInsert.execute(trx, row);
 }
 
 export async function deleteIdempotencyKeysBefore(q: Q, before: number): Promise<number> {

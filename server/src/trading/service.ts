@@ -427,7 +427,7 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
     const release = idempotencyKey ? inFlight.acquire(userId, idempotencyKey, hash) : undefined;
     try {
       const outcome = await writes.run(async (trx) => {
-        const account = await repo.lockAccountByUser(db, trx, userId);
+        const account = await repo.lockAccountByUser(trx, userId);
         if (!account) throw noAccount();
         if (idempotencyKey) {
           const stored = await repo.findIdempotencyKey(trx, userId, idempotencyKey);
@@ -476,7 +476,7 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
     const notFound = () => errors.notFound('Position not found', 'POSITION_NOT_FOUND');
     if (!Number.isSafeInteger(positionId) || positionId <= 0) throw notFound();
     const outcome = await writes.run(async (trx) => {
-      const account = await repo.lockAccountByUser(db, trx, userId);
+      const account = await repo.lockAccountByUser(trx, userId);
       if (!account) throw notFound();
       const positions = await repo.openPositions(trx, Number(account.id));
       const target =
@@ -632,7 +632,7 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
 
   async function protectNegativeBalance(accountIdValue: number): Promise<number> {
     const result = await writes.run(async (trx) => {
-      const account = await repo.lockAccountById(db, trx, accountIdValue);
+      const account = await repo.lockAccountById(trx, accountIdValue);
       if (!account || Number(account.balance_minor) >= 0) return null;
       if ((await repo.openPositions(trx, accountIdValue)).length > 0) return null;
       const amount = -Number(account.balance_minor);
