@@ -118,7 +118,7 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -60,7 +60,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: answerFrameworkError,
   });
 
-  const db = openDatabase(config.database, options.pgSchema ? { schema: options.pgSchema } : {});
+  const db = openDatabase(config.database, {
+    ...(options.pgSchema ? { schema: options.pgSchema } : {}),
+    checkpointer: { onWarning: (message) => app.log.warn(message) },
+  });
   let bus: Bus;
   try {
     await migrateToLatest(db);

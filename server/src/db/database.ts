@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
 import { createWalSync } from './wal-sync.js';
 
@@ -26,8 +27,18 @@ export interface Db {
 // minor units and scaled prices that fit in 2^53, so read them as numbers.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
+export interface OpenOptions {
+  /** PostgreSQL: a schema to work in (tests isolate themselves this way). */
+  schema?: string;
+  /**
+   * SQLite: checkpoint the WAL from a worker thread (see checkpointer.ts), for a long-running
+   * server; `onWarning` hears of its failures. Short-lived users (the CLI) leave it to SQLite.
+   */
+  checkpointer?: { onWarning: (message: string) => void };
+}
+
 /** Opens the configured database: a SQLite file by default, PostgreSQL when DATABASE_URL says so. */
-export function openDatabase(database: Config['database'], options: { schema?: string } = {}): Db {
+export function openDatabase(database: Config['database'], options: OpenOptions = {}): Db {
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({
       connectionString: database.url,
@@ -56,12 +67,37 @@ export function openDatabase(database: Config['database'], options: { schema?: s
   // awaits `durable()`, which fsyncs the WAL on the thread pool before anyone is answered.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('cache_size = -65536');
+  // Savepoint journals (one savepoint per execution in a batch) stay in memory instead of
+  // spilling to a temporary file past 64 KiB.
+  sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('foreign_keys = ON');
   cachePreparedStatements(sqlite);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const wal = sqlite.memory ? undefined : createWalSync(`${path.resolve(database.file)}-wal`);
+  const file = path.resolve(database.file);
+  const wal = sqlite.memory ? undefined : createWalSync(`${file}-wal`);
   let closed = false;
+  let checkpointer: Checkpointer | undefined;
+  if (options.checkpointer && !sqlite.memory) {
+    let rewinding = false;
+    const started = startCheckpointer(file, {
+      onWarning: options.checkpointer.onWarning,
+      // Holding the one connection idle lets the checkpoint copy everything; queries queue meanwhile.
+      onRestartNeeded: () => {
+        if (rewinding || closed) return;
+        rewinding = true;
+        void kysely
+          .connection()
+          .execute(() => started.checkpointNow())
+          .catch(() => {})
+          .finally(() => {
+            rewinding = false;
+          });
+      },
+    });
+    checkpointer = started;
+    // Only a backstop now (about 40 MB): the worker checkpoints far sooner.
+    sqlite.pragma('wal_autocheckpoint = 10000');
+  }
   return {
     kysely,
     kind: 'sqlite',
@@ -69,6 +105,7 @@ export function openDatabase(database: Config['database'], options: { schema?: s
     close: async () => {
       if (closed) return;
       closed = true;
+      await checkpointer?.close();
       await wal?.close();
       await kysely.destroy();
     },

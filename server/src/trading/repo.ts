@@ -75,8 +75,15 @@ export async function findAccountByUser(q: Q, userId: number) {
   return q.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
+/**
+ * `status = 'OPEN'` written into the SQL, never bound: SQLite compares a bound value with the
+ * partial index's `WHERE status = 'OPEN'` and then re-prepares the statement on every run
+ * (parse and plan again, most of the query's cost).
+ */
+const OPEN = sql.lit<'OPEN'>('OPEN');
+
 const openPositionsOfAccount = prepare<{ accountId: number }, PositionRow>((q, value) =>
-  q.selectFrom('positions').selectAll().where('account_id', '=', value('accountId')).where('status', '=', 'OPEN'),
+  q.selectFrom('positions').selectAll().where('account_id', '=', value('accountId')).where('status', '=', OPEN),
 );
 
 export async function openPositions(q: Q, accountId: number): Promise<PositionRow[]> {
@@ -88,7 +95,7 @@ export async function openPositionsOnPair(q: Q, accountId: number, symbol: strin
     .selectFrom('positions')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('status', '=', 'OPEN')
+    .where('status', '=', OPEN)
     .where('symbol', '=', symbol)
     .execute();
 }
@@ -302,11 +309,11 @@ export async function openBook(q: Q) {
           .selectFrom('positions')
           .select('positions.id')
           .whereRef('positions.account_id', '=', 'trading_accounts.id')
-          .where('positions.status', '=', 'OPEN'),
+          .where('positions.status', '=', OPEN),
       ),
     )
     .orderBy('id')
     .execute();
-  const positions = await q.selectFrom('positions').selectAll().where('status', '=', 'OPEN').orderBy('id').execute();
+  const positions = await q.selectFrom('positions').selectAll().where('status', '=', OPEN).orderBy('id').execute();
   return { accounts, positions };
 }

@@ -85,3 +85,46 @@ describe('write batcher', () => {
     expect(await storedKeys()).toHaveLength(30);
   });
 });
+
+// SQLite only: it commits with synchronous = NORMAL and the batcher must wait for `db.durable()`
+// (the WAL fsync) before answering. PostgreSQL is durable at COMMIT, so its batcher is a plain
+// writeTransaction that never calls `durable()`; there is no wait to check there.
+describe.runIf(testDbKind === 'sqlite')('write batcher on SQLite', () => {
+  it('answers a unit of work only once the commit is durable, not when it is committed', async () => {
+    let makeDurable!: () => void;
+    const durableCalls: Promise<void>[] = [];
+    const db = {
+      ...t.ctx.db,
+      durable: () => {
+        const durable = new Promise<void>((resolve) => {
+          makeDurable = resolve;
+        });
+        durableCalls.push(durable);
+        return durable;
+      },
+    };
+    const writes = createWriteBatcher(db);
+    let settled = false;
+    const run = writes.run(async (trx) => {
+      await trx.insertInto('idempotency_keys').values(row('k')).execute();
+      return 'answered';
+    });
+    run.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await storedKeys()).toEqual(['k']); // committed and readable by others
+    expect(durableCalls).toHaveLength(1);
+    expect(settled).toBe(false); // but not answered yet
+
+    makeDurable();
+    await expect(run).resolves.toBe('answered');
+    expect(durableCalls).toHaveLength(1);
+  });
+});
