@@ -17,6 +17,8 @@ export interface CheckpointerOptions {
   onWarning: (message: string) => void;
   /** The WAL holds more than `restartFrames` pages: hold the server's connection and call `checkpointNow()`. */
   onRestartNeeded: () => void;
+  /** Default `RESTART_FRAMES` (tests use fewer). */
+  restartFrames?: number;
 }
 
 /** How often the worker checkpoints. At 1,000 orders a second the WAL grows about 5 MB in this time. */
@@ -90,7 +92,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions): C
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver, file, intervalMs: INTERVAL_MS, restartFrames: RESTART_FRAMES },
+    workerData: { driver, file, intervalMs: INTERVAL_MS, restartFrames: options.restartFrames ?? RESTART_FRAMES },
   });
   // Never the reason the process stays up.
   worker.unref();

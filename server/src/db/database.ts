@@ -34,7 +34,7 @@ export interface OpenOptions {
    * SQLite: checkpoint the WAL from a worker thread (see checkpointer.ts), for a long-running
    * server; `onWarning` hears of its failures. Short-lived users (the CLI) leave it to SQLite.
    */
-  checkpointer?: { onWarning: (message: string) => void };
+  checkpointer?: { onWarning: (message: string) => void; restartFrames?: number };
 }
 
 /** Opens the configured database: a SQLite file by default, PostgreSQL when DATABASE_URL says so. */
@@ -81,6 +81,7 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
     let rewinding = false;
     const started = startCheckpointer(file, {
       onWarning: options.checkpointer.onWarning,
+      ...(options.checkpointer.restartFrames ? { restartFrames: options.checkpointer.restartFrames } : {}),
       // Holding the one connection idle lets the checkpoint copy everything; queries queue meanwhile.
       onRestartNeeded: () => {
         if (rewinding || closed) return;
