@@ -47,22 +47,28 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number } = {}):
   /** Runs the batch in one transaction; the outcome of each job, or throws if the transaction failed. */
   async function commitBatch(batch: Job[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
+    // Alone in its transaction, a unit of work needs no savepoint (whose journal copies every
+    // page it touches): if it throws, the whole transaction is rolled back instead.
+    const alone = batch.length === 1;
     await db.kysely.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
       try {
         for (const job of batch) {
-          await sql`savepoint execution`.execute(conn);
+          if (!alone) await sql`savepoint execution`.execute(conn);
           try {
             const value = await job.work(conn);
-            await sql`release execution`.execute(conn);
+            if (!alone) await sql`release execution`.execute(conn);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await sql`rollback to execution`.execute(conn);
-            await sql`release execution`.execute(conn);
+            if (!alone) {
+              await sql`rollback to execution`.execute(conn);
+              await sql`release execution`.execute(conn);
+            }
             outcomes.push({ ok: false, error });
           }
         }
-        await sql`commit`.execute(conn);
+        if (alone && !outcomes[0]!.ok) await sql`rollback`.execute(conn);
+        else await sql`commit`.execute(conn);
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => {});
         throw err;
