@@ -73,4 +73,22 @@ describe('Dec', () => {
     expect(Dec.from(-3).sign()).toBe(-1);
     expect(JSON.stringify({ v: Dec.from('1.50') })).toBe('{"v":"1.5"}');
   });
+
+  it('multiplies and divides by a whole number exactly as by the same number as a decimal', () => {
+    const seed = Date.now() % 2 ** 31;
+    console.log(`Dec integer-factor property seed ${seed}`);
+    const decimal = fc
+      .tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 20 }))
+      .map(([units, decimals]) => Dec.scaled(units, decimals));
+    const factor = fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.constantFrom(100_000, 1000, 3, 7, -1));
+    fc.assert(
+      fc.property(decimal, factor, (a, k) => {
+        expect(a.times(k).eq(a.times(Dec.from(String(k))))).toBe(true);
+        if (k !== 0) expect(a.div(k).eq(a.div(Dec.from(String(k))))).toBe(true);
+      }),
+      { seed, numRuns: 2000 },
+    );
+    expect(Dec.from('1.5').div(4).toString()).toBe('0.375');
+    expect(Dec.from('-0.00000000000000000005').div(2).toString()).toBe('-0.00000000000000000003');
+  });
 });

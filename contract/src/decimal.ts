@@ -21,7 +21,7 @@ function divRound(n: bigint, d: bigint, mode: Rounding): bigint {
     d = -d;
   }
   const q = n / d; // truncates toward zero
-  const r = n % d;
+  const r = n - q * d; // n % d, without a second long division
   if (r === 0n) return q;
   switch (mode) {
     case 'down':
@@ -87,9 +87,13 @@ export class Dec {
     return new Dec(this.raw - Dec.from(other).raw);
   }
   times(other: DecInput): Dec {
+    // An integer factor (a contract size, a count) is exact without the rescaling division.
+    if (typeof other === 'number' && Number.isSafeInteger(other)) return new Dec(this.raw * BigInt(other));
     return new Dec(divRound(this.raw * Dec.from(other).raw, SCALE, 'half-up'));
   }
   div(other: DecInput): Dec {
+    // The same quotient, rounded the same way, from smaller numbers.
+    if (typeof other === 'number' && Number.isSafeInteger(other)) return new Dec(divRound(this.raw, BigInt(other), 'half-up'));
     return new Dec(divRound(this.raw * SCALE, Dec.from(other).raw, 'half-up'));
   }
   neg(): Dec {
