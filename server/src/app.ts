@@ -63,6 +63,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = openDatabase(config.database, {
     ...(options.pgSchema ? { schema: options.pgSchema } : {}),
     checkpointer: { onWarning: (message) => app.log.warn(message) },
+    onDurabilityLost: (err) => {
+      // Like PostgreSQL's data_sync_retry=off: never acknowledge anything again; a restart
+      // recovers from what is on disk.
+      app.log.fatal({ err }, 'Writing the database to disk failed; stopping');
+      process.exit(1);
+    },
   });
   let bus: Bus;
   try {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startCheckpointer } from './checkpointer.js';
 import { type Db, openDatabase } from './database.js';
 import { writeTransaction } from './transaction.js';
 
@@ -68,5 +69,34 @@ describe('WAL checkpointer', () => {
     expect(() => statSync(wal)).toThrow(/ENOENT/);
     // A second close is harmless.
     await db.close();
+  });
+
+  it('asks for the connection once per long WAL, not again and again while nothing is written', async () => {
+    const { db } = open();
+    await sql`create table blobs (id integer primary key, body blob not null)`.execute(db.kysely);
+    const body = Buffer.alloc(16 * 1024, 7);
+    // About 100 pages: a long WAL for a threshold of 50, short of SQLite's own checkpoint at 1,000.
+    for (let i = 0; i < 25; i++) {
+      await writeTransaction(db, (trx) => sql`insert into blobs (body) values (${body})`.execute(trx));
+    }
+    let asked = 0;
+    const warnings: string[] = [];
+    const file = (await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db.kysely))
+      .rows[0]!.file;
+    const checkpointer = startCheckpointer(file, {
+      restartFrames: 50,
+      onWarning: (m) => warnings.push(m),
+      onRestartNeeded: () => {
+        asked++;
+        void db.kysely.connection().execute(() => checkpointer.checkpointNow());
+      },
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(asked).toBe(1);
+      expect(warnings).toEqual([]);
+    } finally {
+      await checkpointer.close();
+    }
   });
 });

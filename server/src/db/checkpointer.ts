@@ -42,18 +42,21 @@ const checkpoint = () => {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     failing = false;
-    return result.log;
+    return result;
   } catch (error) {
     // Reported once per run of failures.
     if (!failing) parentPort.postMessage({ type: 'warning', message: String((error && error.message) || error) });
     failing = true;
-    return 0;
+    return { log: 0, checkpointed: 0 };
   }
 };
+// The WAL length after the last checkpoint made while the server waited: unchanged, nothing
+// was written since and asking again would only hold the server's connection for nothing.
+let lastRewoundLog = -1;
+const tooLong = (result) => result.log > workerData.restartFrames && result.log !== lastRewoundLog;
 const periodic = () => {
-  if (checkpoint() > workerData.restartFrames && !restartAsked) {
-    // Catch up first, so the checkpoint made while the server waits has little left to copy.
-    checkpoint();
+  // Catch up first, so the checkpoint made while the server waits has little left to copy.
+  if (tooLong(checkpoint()) && !restartAsked && tooLong(checkpoint())) {
     restartAsked = true;
     parentPort.postMessage({ type: 'restart-needed' });
   }
@@ -62,7 +65,7 @@ const periodic = () => {
 timer = setTimeout(periodic, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message.type === 'checkpoint') {
-    checkpoint();
+    lastRewoundLog = checkpoint().log;
     restartAsked = false;
     parentPort.postMessage({ type: 'done', id: message.id });
     return;

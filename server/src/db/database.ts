@@ -35,6 +35,11 @@ export interface OpenOptions {
    * server; `onWarning` hears of its failures. Short-lived users (the CLI) leave it to SQLite.
    */
   checkpointer?: { onWarning: (message: string) => void; restartFrames?: number };
+  /**
+   * SQLite: called once if syncing the WAL fails. Commits made since are visible but not on
+   * disk and can never be acknowledged; the owner should stop (see wal-sync.ts).
+   */
+  onDurabilityLost?: (error: unknown) => void;
 }
 
 /** Opens the configured database: a SQLite file by default, PostgreSQL when DATABASE_URL says so. */
@@ -74,7 +79,7 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
   cachePreparedStatements(sqlite);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   const file = path.resolve(database.file);
-  const wal = sqlite.memory ? undefined : createWalSync(`${file}-wal`);
+  const wal = sqlite.memory ? undefined : createWalSync(`${file}-wal`, options.onDurabilityLost);
   let closed = false;
   let checkpointer: Checkpointer | undefined;
   if (options.checkpointer && !sqlite.memory) {

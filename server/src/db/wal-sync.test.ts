@@ -71,7 +71,7 @@ describe('WAL sync', () => {
     expect(order).toEqual(['first', 'queued', 'after queued started']);
   });
 
-  it('an I/O error reaches every caller, and a later sync works once the file exists', async () => {
+  it('a WAL not there yet fails the callers, and a later sync works once the file exists', async () => {
     const first = wal.sync();
     const queued = wal.sync();
     expect(queued).not.toBe(first);
@@ -104,5 +104,31 @@ describe('WAL sync', () => {
     const failed = wal.sync();
     await expect(wal.close()).resolves.toBeUndefined();
     await expect(failed).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a failed fdatasync is final: every later sync fails with it, and the owner hears once', async () => {
+    // fdatasync on a character device fails with EINVAL: a stand-in for a disk's EIO.
+    const lost: unknown[] = [];
+    const failing = createWalSync('/dev/null', (error) => lost.push(error));
+    try {
+      const first = failing.sync();
+      const queued = failing.sync();
+      await expect(first).rejects.toMatchObject({ code: 'EINVAL' });
+      await expect(queued).rejects.toMatchObject({ code: 'EINVAL' });
+      // Even a sync that would now succeed is refused: writes committed after the failure
+      // could sit behind a hole in the WAL.
+      await expect(failing.sync()).rejects.toMatchObject({ code: 'EINVAL' });
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toMatchObject({ code: 'EINVAL' });
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('a sync after close is refused instead of reopening the file', async () => {
+    writeFileSync(walPath, 'frames');
+    await wal.sync();
+    await wal.close();
+    await expect(wal.sync()).rejects.toThrow('The database is closed');
   });
 });

@@ -21,17 +21,36 @@ export interface WalSync {
  *
  * Syncs are shared: a caller arriving while one runs waits for the next one (the running one
  * may have started before its commit), and everyone arriving meanwhile shares that next one.
+ * A failed fdatasync is final: every later sync fails too and `onLost` is called once (the
+ * server stops; a restart recovers from what is on disk). A WAL not there yet is not a failure.
  */
-export function createWalSync(walPath: string): WalSync {
+export function createWalSync(walPath: string, onLost: (error: unknown) => void = () => {}): WalSync {
   let handle: FileHandle | undefined;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
+  /** The first failed fdatasync: from then on nothing more may be acknowledged. */
+  let lost: { error: unknown } | undefined;
+  let closed = false;
 
   async function syncOnce(): Promise<void> {
+    if (lost) throw lost.error;
+    if (closed) throw new Error('The database is closed');
     // Opened on first use: the WAL exists once something was committed. SQLite keeps the same
     // file (it rewinds it after a checkpoint) while the database is open.
     handle ??= await open(walPath, 'r');
-    await handle.datasync();
+    try {
+      await handle.datasync();
+    } catch (error) {
+      // The commits are already visible, and Linux reports a writeback error to a file once and
+      // may drop the pages: a later fdatasync could succeed over a hole in the WAL and
+      // acknowledge writes that a power cut would lose (as PostgreSQL's data_sync_retry=off,
+      // nothing is retried: every later sync fails and the owner is told to stop).
+      if (!lost) {
+        lost = { error };
+        onLost(error);
+      }
+      throw error;
+    }
   }
 
   function start(): Promise<void> {
@@ -57,6 +76,7 @@ export function createWalSync(walPath: string): WalSync {
     async close() {
       await queued?.catch(() => {});
       await running?.catch(() => {});
+      closed = true;
       await handle?.close();
       handle = undefined;
     },

@@ -67,7 +67,9 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number } = {}):
             outcomes.push({ ok: false, error });
           }
         }
-        if (alone && !outcomes[0]!.ok) await sql`rollback`.execute(conn);
+        // The failure may have ended the transaction already (SQLITE_FULL, an I/O error): the
+        // caller hears its own error either way.
+        if (alone && !outcomes[0]!.ok) await sql`rollback`.execute(conn).catch(() => {});
         else await sql`commit`.execute(conn);
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => {});
