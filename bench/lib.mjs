@@ -118,7 +118,7 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
     cwd: root,
-    stdio: ['ignore', process.env.SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -156,7 +156,7 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      if (!process.env.KEEP_DB) rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
