@@ -1,5 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import type { Db } from './database.js';
+import type { Db, DbKind } from './database.js';
 import type { Database } from './schema.js';
 
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
@@ -42,8 +42,8 @@ export async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) =>
 
 /** Adds `FOR UPDATE` on PostgreSQL; SQLite has no row locks (BEGIN IMMEDIATE already serializes). */
 export function lockForUpdate<DB, TB extends keyof DB, O>(
-  db: Db,
+  kind: DbKind,
   query: SelectQueryBuilder<DB, TB, O>,
 ): SelectQueryBuilder<DB, TB, O> {
-  return db.kind === 'postgres' ? query.forUpdate() : query;
+  return kind === 'postgres' ? query.forUpdate() : query;
 }

@@ -3,6 +3,7 @@ import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
+import { lockForUpdate } from '../db/transaction.js';
 import type { IdempotencyKeysTable, OrdersTable, PositionsTable, TradesTable } from './tables.js';
 
 /**
@@ -26,21 +27,14 @@ export async function readSnapshot<T>(db: Db, fn: (q: Q) => Promise<T>): Promise
   return db.kind === 'postgres' ? tx.setIsolationLevel('repeatable read').setAccessMode('read only').execute(fn) : tx.execute(fn);
 }
 
-const accountByUserForUpdate = prepare<{ userId: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
-  q
-    .selectFrom('trading_accounts')
-    .selectAll()
-    .where('user_id', '=', value('userId'))
-    .$if(kind === 'postgres', (query) => query.forUpdate()),
-);
+/** The account row by one of its keys, with `FOR UPDATE` on PostgreSQL. */
+const accountForUpdate = (column: 'user_id' | 'id') =>
+  prepare<{ key: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
+    lockForUpdate(kind, q.selectFrom('trading_accounts').selectAll().where(column, '=', value('key'))),
+  );
 
-const accountByIdForUpdate = prepare<{ accountId: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
-  q
-    .selectFrom('trading_accounts')
-    .selectAll()
-    .where('id', '=', value('accountId'))
-    .$if(kind === 'postgres', (query) => query.forUpdate()),
-);
+const accountByUserForUpdate = accountForUpdate('user_id');
+const accountByIdForUpdate = accountForUpdate('id');
 
 /**
  * The trader's account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
@@ -48,11 +42,11 @@ const accountByIdForUpdate = prepare<{ accountId: number }, Selectable<Database[
  * one trader's concurrent orders never spend the same free margin.
  */
 export async function lockAccountByUser(trx: Q, userId: number) {
-  return (await accountByUserForUpdate.execute(trx, { userId }))[0];
+  return (await accountByUserForUpdate.execute(trx, { key: userId }))[0];
 }
 
 export async function lockAccountById(trx: Q, accountId: number) {
-  return (await accountByIdForUpdate.execute(trx, { accountId }))[0];
+  return (await accountByIdForUpdate.execute(trx, { key: accountId }))[0];
 }
 
 export async function findAccountAndProfile(q: Q, userId: number) {
