@@ -11,21 +11,6 @@ import { pathToFileURL } from 'node:url';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
-/** The seeded catalogue (DESIGN §2), in catalogue order. */
-export const PAIRS = [
-  'EURUSD',
-  'GBPUSD',
-  'USDJPY',
-  'USDCHF',
-  'AUDUSD',
-  'USDCAD',
-  'NZDUSD',
-  'EURGBP',
-  'EURJPY',
-  'GBPJPY',
-  'EURCHF',
-  'AUDJPY',
-];
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
 export function parseArgs(list) {
@@ -51,6 +36,12 @@ export function freePort() {
 
 const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
+/** The symbols of the seeded catalogue (docs/trading-rules.md#pairs), in catalogue order, from the built server. */
+export async function pairSymbols() {
+  const { PAIR_SEEDS } = await dist('market/catalogue.js');
+  return PAIR_SEEDS.map((seed) => seed.symbol);
+}
+
 /** Builds (incrementally) the server the benchmark runs. */
 export function buildServer() {
   execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-b', 'server/tsconfig.json'], { cwd: root, stdio: 'inherit' });
@@ -61,7 +52,7 @@ export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, lev
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-'));
   const { loadConfig } = await dist('config.js');
   const { openDatabase } = await dist('db/database.js');
-  const { migrateToLatest } = await dist('db/migrate.js');
+  const { migrateToLatest } = await dist('migrations.js');
   const { writeTransaction } = await dist('db/transaction.js');
   const { openAccount } = await dist('accounts/repo.js');
   const { insertSession } = await dist('auth/repo.js');

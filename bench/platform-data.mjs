@@ -13,14 +13,12 @@
 // connections ÷ throughput). Goal: p99 < 15 ms for the first two.
 // Prints a JSON summary; exits 1 when missed.
 import autocannon from 'autocannon';
-import { buildServer, PAIRS, pacedRun, parseArgs, prepareDatabase, startServer, summary } from './lib.mjs';
+import { buildServer, pacedRun, pairSymbols, parseArgs, prepareDatabase, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 15);
 const CONNECTIONS = Number(args.connections ?? 10);
 const RATE = Number(args.rate ?? 200);
-// 10 lanes of 416 and 2 of 414 round trips' legs (all even: each lane ends flat), plus one BUY each: 5,000 orders.
-const LEGS = PAIRS.map((_, i) => (i < 10 ? 416 : 414));
 
 function run(options) {
   return new Promise((resolve, reject) => {
@@ -29,6 +27,9 @@ function run(options) {
 }
 
 buildServer();
+const PAIRS = await pairSymbols();
+// 10 lanes of 416 and 2 of 414 round trips' legs (all even: each lane ends flat), plus one BUY each: 5,000 orders.
+const LEGS = PAIRS.map((_, i) => (i < 10 ? 416 : 414));
 const { dataDir, traders } = await prepareDatabase(1);
 const [trader] = traders;
 const server = await startServer(dataDir);

@@ -14,14 +14,15 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
-import { PAIRS, parseArgs, processCpuSeconds, root, sleep, startServer } from './lib.mjs';
+import { pairSymbols, parseArgs, processCpuSeconds, root, sleep, startServer } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const CLIENTS = Number(args.clients ?? 1000);
 const WORKERS = Math.max(1, Number(args.workers ?? 2));
 const SECONDS = Number(args.seconds ?? 20);
 const WARMUP_SECONDS = 3;
-const symbolFor = (i) => (args.symbol && args.symbol !== 'all' ? args.symbol.toUpperCase() : PAIRS[i % PAIRS.length]);
+const symbolFor = (symbols, i) =>
+  args.symbol && args.symbol !== 'all' ? args.symbol.toUpperCase() : symbols[i % symbols.length];
 
 /** A fresh server on a temp SQLite database with a day of chart history (the socket's gap fill reads it). */
 async function startFreshServer() {
@@ -37,7 +38,7 @@ function percentile(sorted, p) {
 }
 
 /** A worker thread: opens its share of the subscribers, then measures when told to. */
-async function runClients({ wsUrl, from, to }) {
+async function runClients({ wsUrl, from, to, symbols }) {
   let measuring = false;
   const latencies = [];
   let priceUpdates = 0;
@@ -62,7 +63,7 @@ async function runClients({ wsUrl, from, to }) {
       batch.push(
         new Promise((resolve, reject) => {
           socket.once('open', () => {
-            socket.send(JSON.stringify({ type: 'subscribe_prices', symbol: symbolFor(j), timeframe: '1m' }));
+            socket.send(JSON.stringify({ type: 'subscribe_prices', symbol: symbolFor(symbols, j), timeframe: '1m' }));
             resolve();
           });
           socket.once('error', reject);
@@ -102,11 +103,15 @@ async function main() {
     `server ${server.url}${server.pid ? ` (pid ${server.pid})` : ''}; opening ${CLIENTS} subscribers in ${WORKERS} worker(s)...`,
   );
 
+  const symbols = await pairSymbols();
   const workers = [];
   for (let w = 0; w < WORKERS; w++) {
     const from = Math.floor((CLIENTS * w) / WORKERS);
     const to = Math.floor((CLIENTS * (w + 1)) / WORKERS);
-    const worker = new Worker(new URL(import.meta.url), { workerData: { wsUrl, from, to }, argv: process.argv.slice(2) });
+    const worker = new Worker(new URL(import.meta.url), {
+      workerData: { wsUrl, from, to, symbols },
+      argv: process.argv.slice(2),
+    });
     workers.push(worker);
   }
   await Promise.all(
@@ -119,7 +124,7 @@ async function main() {
     ),
   );
   console.log(
-    `${CLIENTS} subscribed (${args.symbol && args.symbol !== 'all' ? args.symbol : 'spread over 12 pairs'}); warming up ${WARMUP_SECONDS} s...`,
+    `${CLIENTS} subscribed (${args.symbol && args.symbol !== 'all' ? args.symbol : `spread over ${symbols.length} pairs`}); warming up ${WARMUP_SECONDS} s...`,
   );
   await sleep(WARMUP_SECONDS * 1000);
 

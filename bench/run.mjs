@@ -10,6 +10,8 @@ const steps = [
   ['platform-data', process.execPath, ['bench/platform-data.mjs']],
   ['price socket', process.execPath, ['bench/prices-socket.mjs']],
   ['trading socket', process.execPath, ['bench/trading-socket.mjs']],
+  ['order engine: trigger check per tick, book memory', process.execPath, ['bench/order-engine.mjs']],
+  ['order engine: 1,000 triggers on one tick', process.execPath, ['bench/order-burst.mjs']],
 ];
 let failed = 0;
 for (const [name, cmd, args] of steps) {

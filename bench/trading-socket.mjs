@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket, { WebSocketServer } from 'ws';
-import { PAIRS } from './lib.mjs';
+import { pairSymbols } from './lib.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const arg = (name, fallback) => {
@@ -56,6 +56,7 @@ if (!SKIP_BUILD) {
   execSync('npx tsc -b server/tsconfig.json', { cwd: ROOT, stdio: 'inherit' });
 }
 const dist = (p) => import(path.join(ROOT, 'server/dist', p));
+const PAIRS = await pairSymbols();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-socket-'));
 
 const feed = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -81,7 +82,7 @@ const serverEnv = {
 async function seed() {
   const { loadConfig } = await dist('config.js');
   const { openDatabase } = await dist('db/database.js');
-  const { migrateToLatest } = await dist('db/migrate.js');
+  const { migrateToLatest } = await dist('migrations.js');
   const { writeTransaction } = await dist('db/transaction.js');
   const { insertUser, insertSession } = await dist('auth/repo.js');
   const { hashPassword } = await dist('auth/passwords.js');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,8 +7,18 @@ import { defineConfig } from '@playwright/test';
 // A real server on a fresh data directory for every run of the suite.
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'pipdesk-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
-const port = Number(process.env.E2E_PORT ?? 18080);
+// A port the OS says is free, unless E2E_PORT names one: a fixed port fails whenever anything
+// else listens there. Kept in the environment so the workers, which load this file again, agree.
+process.env.E2E_PORT ??= freePort();
+const port = Number(process.env.E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
+
+/** Asks the OS for a free port, from a child process so the answer is there before `defineConfig`. */
+function freePort(): string {
+  const listen =
+    "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); });";
+  return execFileSync(process.execPath, ['-e', listen], { encoding: 'utf8' }).trim();
+}
 
 export default defineConfig({
   testDir: './tests',

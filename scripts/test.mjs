@@ -1,4 +1,4 @@
-// `npm test`: everything, in order: lint, type check, unit and integration tests (server on
+// `npm test`: everything, in order: lint, type check, import rules, unit and integration tests (server on
 // SQLite, and on PostgreSQL when reachable), web component tests, and the browser suite in
 // Chromium. Ends with one line `N passed, N failed` counting every test of every suite.
 import { spawnSync } from 'node:child_process';
@@ -60,6 +60,9 @@ const tsc = [
 let typesOk = true;
 for (const args of tsc) typesOk = (await run('npx', args)) === 0 && typesOk;
 check('typecheck', typesOk);
+
+console.log('\n== Import rules (dependency-cruiser: no circles, db/ knows no feature)');
+check('imports', (await run('npm', ['run', '--silent', 'check:imports'])) === 0);
 
 const pgUrl = await serviceUrl(
   process.env.DATABASE_URL,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Passwords: 8 to 128 characters, never truncated (DESIGN §9). */
+/** Passwords: 8 to 128 characters, never truncated (docs/operations.md#passwords). */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 

@@ -61,7 +61,7 @@ export const CURRENCIES: readonly CurrencyInfo[] = [
   c('XAG', 'Silver (troy ounce)', '', ['silver']),
 ];
 
-/** Currencies with a flag in the app (spec §9). */
+/** Currencies with a flag in the app (docs/screens.md#formatting). */
 export const FLAG_CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'AUD', 'CAD', 'NZD'] as const;
 
 /** Market nicknames of whole pairs (lower case): "cable" is GBP/USD, never the pound against anything else. */

@@ -1,7 +1,8 @@
 // Contract of the market module: pairs, prices, chart candles and the /ws/prices/ socket.
 import { z } from 'zod';
+import { type ParseResult, type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 
-/** A catalogue pair exactly as the API answers it (DESIGN §2). */
+/** A catalogue pair exactly as the API answers it (docs/trading-rules.md#pairs). */
 export const fxPairSchema = z.object({
   id: z.number().int(),
   /** Six letters, e.g. EURUSD. */
@@ -63,7 +64,7 @@ export type Candle = z.infer<typeof candleSchema>;
 export const CHART_RANGE_VALUES = ['1h', '24h', '1w', '1m'] as const;
 export type ChartRange = (typeof CHART_RANGE_VALUES)[number];
 
-/** What each chart range answers: the candle size and exactly how many candles (DESIGN §4). */
+/** What each chart range answers: the candle size and exactly how many candles (docs/api.md#chart-data). */
 export const CHART_RANGES: Readonly<Record<ChartRange, { timeframeMinutes: number; count: number }>> = {
   '1h': { timeframeMinutes: 1, count: 60 },
   '24h': { timeframeMinutes: 15, count: 96 },
@@ -82,10 +83,21 @@ export type ChartDataQuery = z.infer<typeof chartDataQuerySchema>;
 export const chartDataSchema = z.array(candleSchema);
 
 // ---------------------------------------------------------------------------------------
-// /ws/prices/ (DESIGN §5). Messages are JSON objects with a `type`; the payload sits beside it.
+// /ws/prices/ (docs/api.md#price-socket). Messages are JSON objects with a `type`; the payload sits beside it.
 
 /** The only live timeframe of the socket: one-minute candles. */
 export const PRICE_SOCKET_TIMEFRAME = '1m';
+
+/** A live quote, as both sockets send it (`price_update` on /ws/prices/ and /ws/trading/). */
+export const priceUpdateSchema = z.object({
+  symbol: z.string(),
+  /** The mid. */
+  price: z.number(),
+  bid: z.number(),
+  ask: z.number(),
+  timestamp: z.string(),
+});
+export type PriceUpdate = z.infer<typeof priceUpdateSchema>;
 
 /** Client → server messages, `type → payload`. */
 export const pricesClientPayloads = {
@@ -109,34 +121,42 @@ export const pricesServerPayloads = {
   external_feed_connected: z.object({ source: z.string() }),
   /** The price source stopped delivering (no tick for the configured time). */
   external_feed_disconnected: z.object({ source: z.string() }),
-  price_update: z.object({
-    symbol: z.string(),
-    /** The mid. */
-    price: z.number(),
-    bid: z.number(),
-    ask: z.number(),
-    timestamp: z.string(),
-  }),
+  price_update: priceUpdateSchema,
   /** The live one-minute candle, or a closed one the client missed (gap fill). */
   chart_update: z.object({ symbol: z.string(), timeframe: z.literal(PRICE_SOCKET_TIMEFRAME), candle: candleSchema }),
   error: z.object({ message: z.string() }),
   pong: z.object({ ts: z.number().optional() }),
 } as const;
 
-type PayloadMap<P extends Record<string, z.ZodType>> = { [K in keyof P]: z.infer<P[K]> };
-type MessageOf<M> = { [K in keyof M]: { type: K } & M[K] }[keyof M];
-
 export type PricesClientMessages = PayloadMap<typeof pricesClientPayloads>;
 export type PricesServerMessages = PayloadMap<typeof pricesServerPayloads>;
-export type PricesClientMessage = MessageOf<PricesClientMessages>;
-export type PricesServerMessage = MessageOf<PricesServerMessages>;
+export type PricesClientMessage = SocketMessage<PricesClientMessages>;
+export type PricesServerMessage = SocketMessage<PricesServerMessages>;
+
+/** The wording of /ws/prices/ for a bad message (the server answers it in an `error`). */
+const MALFORMED_JSON = 'Malformed message: expected a JSON object';
+const pricesWording = {
+  notJson: MALFORMED_JSON,
+  notObject: MALFORMED_JSON,
+  missingType: () => 'Malformed message: missing "type"',
+  unknownType: (type: string) => `Unknown message type: ${type.slice(0, 40)}`,
+  invalidPayload: (type: string, issue: z.core.$ZodIssue | undefined) => {
+    const field = issue?.path.map(String).join('.') ?? '';
+    return `Invalid ${type}: ${field ? `${field} ` : ''}${issue?.message ?? 'is invalid'}`;
+  },
+};
+
+/** The codec of what clients send on /ws/prices/ (the server decodes, the web encodes). */
+export const pricesClientCodec = socketCodec(pricesClientPayloads, pricesWording);
+/** The codec of what the server sends on /ws/prices/ (the web decodes). */
+export const pricesServerCodec = socketCodec(pricesServerPayloads, pricesWording);
 
 /** Builds a typed socket message: `pricesMessage('price_update', {...})`. */
 export function pricesMessage<K extends keyof PricesServerMessages>(
   type: K,
   payload: PricesServerMessages[K],
 ): { type: K } & PricesServerMessages[K] {
-  return { type, ...payload };
+  return socketMessage(type, payload);
 }
 
 /** Builds a typed client message: `pricesClientMessage('subscribe_prices', {...})`. */
@@ -144,44 +164,17 @@ export function pricesClientMessage<K extends keyof PricesClientMessages>(
   type: K,
   payload: z.input<(typeof pricesClientPayloads)[K]>,
 ): { type: K } & z.input<(typeof pricesClientPayloads)[K]> {
-  return { type, ...payload };
-}
-
-export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
-
-function parseMessage<P extends Record<string, z.ZodType>>(payloads: P, raw: unknown): ParseResult<MessageOf<PayloadMap<P>>> {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return { ok: false, error: 'Malformed message: expected a JSON object' };
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: 'Malformed message: expected a JSON object' };
-  }
-  const type = (value as { type?: unknown }).type;
-  if (typeof type !== 'string') return { ok: false, error: 'Malformed message: missing "type"' };
-  if (!Object.hasOwn(payloads, type)) return { ok: false, error: `Unknown message type: ${type.slice(0, 40)}` };
-  const { type: _type, ...payload } = value as Record<string, unknown>;
-  const parsed = (payloads[type] as z.ZodType).safeParse(payload);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.map(String).join('.') ?? '';
-    return { ok: false, error: `Invalid ${type}: ${field ? `${field} ` : ''}${issue?.message ?? 'is invalid'}` };
-  }
-  return { ok: true, message: { type, ...(parsed.data as object) } as MessageOf<PayloadMap<P>> };
+  return socketMessage(type, payload);
 }
 
 /** Parses a client message (text or object); never throws. */
 export function parsePricesClientMessage(raw: unknown): ParseResult<PricesClientMessage> {
-  return parseMessage(pricesClientPayloads, raw);
+  return typeof raw === 'string' ? pricesClientCodec.decode(raw) : pricesClientCodec.parse(raw);
 }
 
 /** Parses a server message (text or object); never throws. */
 export function parsePricesServerMessage(raw: unknown): ParseResult<PricesServerMessage> {
-  return parseMessage(pricesServerPayloads, raw);
+  return typeof raw === 'string' ? pricesServerCodec.decode(raw) : pricesServerCodec.parse(raw);
 }
 
 /** Handlers per message type, for `dispatchPricesMessage`. */

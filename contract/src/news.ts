@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** GET /api/news/ and /api/news/trading/: 30 articles unless asked, never more than 100 (spec §9, DESIGN §4). */
+/** GET /api/news/ and /api/news/trading/: 30 articles unless asked, never more than 100 (docs/screens.md#constants, docs/api.md#news-calls). */
 export const NEWS_LIMIT_DEFAULT = 30;
 export const NEWS_LIMIT_MAX = 100;
 /** How many pairs one /api/news/trading/ call may ask for. */
@@ -20,7 +20,7 @@ export const publisherSchema = z.object({
 export type Publisher = z.infer<typeof publisherSchema>;
 
 /**
- * A news article in the Polygon news shape (DESIGN §4). Text fields are plain text (HTML is
+ * A news article in the Polygon news shape (docs/api.md#news-calls). Text fields are plain text (HTML is
  * stripped on the server); `article_url`, `image_url` and the publisher's URLs are http(s) only.
  * `author` is an empty string when the source names none.
  */
@@ -87,7 +87,7 @@ export const tradingNewsQuerySchema = z.strictObject({
 });
 export type TradingNewsQuery = z.infer<typeof tradingNewsQuerySchema>;
 
-/** GET /api/news/ answer: the spec's shape at the top level, no envelope (spec §7 reads `articles`). */
+/** GET /api/news/ answer: the spec's shape at the top level, no envelope (docs/api.md#news-calls; the web reads `articles`). */
 export const newsResponseSchema = z.object({
   articles: z.array(articleSchema),
   /** Number of articles in this answer. */
@@ -95,7 +95,7 @@ export const newsResponseSchema = z.object({
 });
 export type NewsResponse = z.infer<typeof newsResponseSchema>;
 
-/** GET /api/news/trading/ answer: the spec's shape at the top level, no envelope (spec §7 reads `combined`). */
+/** GET /api/news/trading/ answer: the spec's shape at the top level, no envelope (docs/api.md#news-calls; the web reads `combined`). */
 export const tradingNewsResponseSchema = z.object({
   /** All asked pairs' articles merged, de-duplicated, newest first, at most `limit`. */
   combined: z.array(articleSchema),

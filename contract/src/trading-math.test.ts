@@ -44,7 +44,7 @@ const CATALOGUE = [
 ].map((s) => pair(s));
 const mids = (m: Record<string, number>) => (symbol: string) => m[symbol];
 
-describe('DESIGN §8 numbers through the shared math', () => {
+describe('docs/trading-rules.md#numbers-that-must-hold numbers through the shared math', () => {
   it('margin: EURUSD 1 lot at 1.2000, leverage 100 → 1,200.00 USD', () => {
     const rate = usdRate('EUR', CATALOGUE, mids({ EURUSD: 1.2 }))!;
     expect(marginUsd(unitsOf(1, 100_000), rate, 100).toFixed(2)).toBe('1200.00');

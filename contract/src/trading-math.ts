@@ -1,7 +1,7 @@
 import { Dec, type DecInput } from './decimal.js';
 
 /**
- * The trading math of DESIGN §3, shared by server and web so the order form's estimate
+ * The trading math of docs/trading-rules.md, shared by server and web so the order form's estimate
  * equals what the server answers. Pure functions over exact decimals; the `…Number`
  * wrappers round for display (money 2 decimals, lots 2 decimals).
  */
@@ -27,7 +27,7 @@ export interface ConversionStep {
 }
 
 /**
- * How an amount in `currency` becomes USD with the catalogue's pairs (DESIGN §3): USD → 1;
+ * How an amount in `currency` becomes USD with the catalogue's pairs (docs/trading-rules.md#conversion-to-usd): USD → 1;
  * a pair CUSD → multiply; a pair USDC → divide; otherwise through one cross to a currency
  * that has one of those. Undefined when the catalogue cannot convert it.
  * The route depends only on the catalogue, so callers compute it once per currency.
@@ -170,17 +170,33 @@ export function maxAllowedLots(
   return Dec.min(lots, Dec.from(pair.max_lot_size));
 }
 
-/** Account figures of DESIGN §3 from the balance and each position's unrealized P&L and margin. */
-export function accountFigures(
-  balance: DecInput,
-  positions: Iterable<{ unrealizedPnl: Dec; margin: Dec }>,
-): { equity: Dec; marginUsed: Dec; freeMargin: Dec; marginLevel: Dec | null } {
-  let equity = Dec.from(balance);
+/** Account figures of docs/trading-rules.md#account-figures: equity, margin used, free margin and margin level (percent, null with no margin used). */
+export interface AccountFigures {
+  equity: Dec;
+  marginUsed: Dec;
+  freeMargin: Dec;
+  marginLevel: Dec | null;
+}
+
+/** Account figures of docs/trading-rules.md#account-figures from the balance and each position's unrealized P&L and margin. */
+export function accountFigures(balance: DecInput, positions: Iterable<{ unrealizedPnl: Dec; margin: Dec }>): AccountFigures {
+  let unrealized = Dec.ZERO;
   let marginUsed = Dec.ZERO;
   for (const p of positions) {
-    equity = equity.plus(p.unrealizedPnl);
+    unrealized = unrealized.plus(p.unrealizedPnl);
     marginUsed = marginUsed.plus(p.margin);
   }
+  return accountFiguresFromTotals(balance, unrealized, marginUsed);
+}
+
+/**
+ * The same figures from running totals (the live book keeps Σ unrealized and Σ margin as
+ * positions change): equity = balance + unrealized, free margin = equity − margin used,
+ * margin level = equity ÷ margin used × 100. Exact; sums of exact decimals do not depend on
+ * their order, so both ways give the same figures.
+ */
+export function accountFiguresFromTotals(balance: DecInput, unrealized: Dec, marginUsed: Dec): AccountFigures {
+  const equity = Dec.from(balance).plus(unrealized);
   return {
     equity,
     marginUsed,

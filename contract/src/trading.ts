@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { userSchema } from './auth.js';
-import { fxPairSchema, pairSnapshotSchema } from './market.js';
+import { orderRejectionCodeSchema } from './errors.js';
+import { fxPairSchema, pairSnapshotSchema, priceUpdateSchema } from './market.js';
+import { type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 
-// Contract of the trading module (DESIGN §2–§5): request, answer and socket message schemas.
+// Contract of the trading module (docs/trading-rules.md, docs/api.md): request, answer and socket message schemas.
 // Numbers in answers are rounded for display (money 2 decimals, prices the pair's digits,
 // lots 2 decimals); the server keeps the exact values.
 
@@ -12,8 +14,31 @@ export * from './trading-math.js';
 export const ORDER_SIDES = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] as const;
 export const ORDER_STATUSES = ['PENDING', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
-/** Why an order exists: the trader's own order, the trader closing a position, or the risk engine's stop-out. */
-export const ORDER_REASONS = ['client', 'close', 'stop_out'] as const;
+/**
+ * Why an order exists: the trader's own order (a pending order keeps `client` when it fills),
+ * the trader closing a position, the risk engine's stop-out, a position's protection
+ * triggering (`stop_loss`, `take_profit`, `trailing_stop`), and two reserved for later use
+ * (`pending`, `reset`; nothing produces them yet). docs/orders.md.
+ */
+export const ORDER_REASONS = [
+  'client',
+  'close',
+  'stop_out',
+  'stop_loss',
+  'take_profit',
+  'trailing_stop',
+  'pending',
+  'reset',
+] as const;
+/** The order types a pending order may have (docs/orders.md). */
+export const PENDING_ORDER_TYPES = ['LIMIT', 'STOP', 'STOP_LIMIT'] as const;
+/** Good till cancelled, or good till `expires_at` (docs/orders.md). */
+export const TIME_IN_FORCE = ['GTC', 'GTD'] as const;
+/** docs/orders.md#validation: a trailing distance in whole pips. */
+export const TRAILING_STOP_MIN_PIPS = 5;
+export const TRAILING_STOP_MAX_PIPS = 1000;
+/** docs/orders.md#validation: a GTD order expires at most this far ahead. */
+export const MAX_GTD_DAYS = 90;
 export const POSITION_SIDES = ['LONG', 'SHORT', 'FLAT'] as const;
 export const POSITION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const ORDERING_VALUES = [
@@ -24,19 +49,21 @@ export const ORDERING_VALUES = [
   'average_fill_price',
   '-average_fill_price',
 ] as const;
-/** Spec §9: orders page size 20; DESIGN §4: at most 100. */
+/** docs/screens.md#constants: orders page size 20; docs/api.md#order-list: at most 100. */
 export const ORDERS_PAGE_SIZE = 20;
 export const ORDERS_MAX_PAGE_SIZE = 100;
-/** Spec §9. */
+/** docs/screens.md#constants. */
 export const RECENT_ORDERS_LIMIT = 10;
 export const RECENT_TRADES_LIMIT = 20;
-/** DESIGN §9. */
+/** docs/trading-rules.md#idempotency. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 export type OrderSide = (typeof ORDER_SIDES)[number];
 export type OrderType = (typeof ORDER_TYPES)[number];
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type OrderReason = (typeof ORDER_REASONS)[number];
+export type PendingOrderType = (typeof PENDING_ORDER_TYPES)[number];
+export type TimeInForce = (typeof TIME_IN_FORCE)[number];
 export type PositionSide = (typeof POSITION_SIDES)[number];
 export type PositionStatus = (typeof POSITION_STATUSES)[number];
 export type Ordering = (typeof ORDERING_VALUES)[number];
@@ -82,6 +109,11 @@ export const positionSchema = z.object({
   created_at: isoTime,
   updated_at: isoTime,
   closed_at: isoTime.nullable(),
+  /** The position's protection (docs/orders.md#protection-on-positions); null when none. */
+  stop_loss: z.number().nullable(),
+  take_profit: z.number().nullable(),
+  /** Trailing distance in pips; null when none. */
+  trailing_stop_pips: z.number().nullable(),
 });
 export type PositionDto = z.infer<typeof positionSchema>;
 
@@ -93,7 +125,7 @@ export const orderSchema = z.object({
   side: z.enum(ORDER_SIDES),
   quantity: z.number(),
   filled_quantity: z.number(),
-  /** Requested price; null for market orders. */
+  /** The limit price of a LIMIT, the trigger price of a STOP or STOP_LIMIT; null for market orders. */
   price: z.number().nullable(),
   average_fill_price: z.number().nullable(),
   status: z.enum(ORDER_STATUSES),
@@ -105,6 +137,19 @@ export const orderSchema = z.object({
   current_price: z.number().nullable(),
   submitted_at: isoTime,
   created_at: isoTime,
+  /** The last change of the order (placed, modified, triggered, filled, cancelled, expired). */
+  updated_at: isoTime,
+  time_in_force: z.enum(TIME_IN_FORCE),
+  /** GTD: when the order expires; null for GTC. */
+  expires_at: isoTime.nullable(),
+  /** STOP_LIMIT only: the limit it rests at once its stop triggered. */
+  limit_price: z.number().nullable(),
+  /** STOP_LIMIT: when its stop triggered (it stays PENDING and rests as a LIMIT); otherwise null. */
+  triggered_at: isoTime.nullable(),
+  /** The protection the order sets on the position it leaves open (docs/orders.md#protection-on-positions). */
+  stop_loss: z.number().nullable(),
+  take_profit: z.number().nullable(),
+  trailing_stop_pips: z.number().nullable(),
 });
 export type OrderDto = z.infer<typeof orderSchema>;
 
@@ -141,6 +186,8 @@ export const platformDataSchema = z.object({
   recent_orders: z.array(orderSchema),
   recent_trades: z.array(tradeSchema),
   trading_mode: z.literal('live'),
+  /** All the trader's PENDING orders, oldest first. */
+  pending_orders: z.array(orderSchema),
 });
 export type PlatformDataDto = z.infer<typeof platformDataSchema>;
 
@@ -155,7 +202,7 @@ export type PlaceMarketOrderResponse = z.infer<typeof placeMarketOrderResponseSc
 export const orderRejectedSchema = z.object({
   success: z.literal(false),
   error: z.string(),
-  code: z.string(),
+  code: orderRejectionCodeSchema,
   data: z.object({ order: orderSchema }),
 });
 
@@ -168,6 +215,20 @@ export const closePositionResponseSchema = z.object({
 });
 export type ClosePositionResponse = z.infer<typeof closePositionResponseSchema>;
 
+/** The answer of place-pending-order (201), PATCH orders/{id}/ and orders/{id}/cancel/. */
+export const orderResponseSchema = z.object({ order: orderSchema });
+export type OrderResponse = z.infer<typeof orderResponseSchema>;
+export const placePendingOrderResponseSchema = orderResponseSchema;
+export type PlacePendingOrderResponse = OrderResponse;
+export const modifyOrderResponseSchema = orderResponseSchema;
+export type ModifyOrderResponse = OrderResponse;
+export const cancelOrderResponseSchema = orderResponseSchema;
+export type CancelOrderResponse = OrderResponse;
+
+/** The answer of PATCH positions/{id}/. */
+export const modifyPositionResponseSchema = z.object({ position: positionSchema });
+export type ModifyPositionResponse = z.infer<typeof modifyPositionResponseSchema>;
+
 /** Spec shape, no envelope. `next`/`previous` are relative URLs carrying the same query. */
 export const ordersPageSchema = z.object({
   count: z.number().int(),
@@ -177,11 +238,13 @@ export const ordersPageSchema = z.object({
 });
 export type OrdersPage = z.infer<typeof ordersPageSchema>;
 
-/** The trader part of GET trading/pair/{symbol}/ (the market module adds `pair` and `price`). */
+/** The trader part of GET trading/pair/{symbol}/ (beside the market's `pair` and `price`, see `pairPageSchema`). */
 export const pairTradingSchema = z.object({
   positions: z.array(positionSchema),
   recent_orders: z.array(orderSchema),
   trading_account: tradingAccountSchema.nullable(),
+  /** The trader's PENDING orders on the pair, oldest first. */
+  pending_orders: z.array(orderSchema),
 });
 export type PairTradingDto = z.infer<typeof pairTradingSchema>;
 
@@ -191,21 +254,95 @@ export type PairPageDto = z.infer<typeof pairPageSchema>;
 
 // ---------------------------------------------------------------- requests
 
-/** Lots: a positive number; the 0.01 step and the pair's bounds are checked by the server (400). */
+const symbolField = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(12, 'is not a currency pair')
+  .transform((s) => s.toUpperCase());
+const sideField = z.enum(ORDER_SIDES, 'must be BUY or SELL');
+const lotsField = z.number('must be a number').positive('must be greater than 0').finite();
+/** A price: positive; at most the pair's digits is checked by the server (400). */
+const priceField = z.number('must be a number').positive('must be greater than 0').finite();
+const trailingStopField = z
+  .number('must be a number')
+  .int('must be a whole number of pips')
+  .min(TRAILING_STOP_MIN_PIPS, `must be at least ${TRAILING_STOP_MIN_PIPS}`)
+  .max(TRAILING_STOP_MAX_PIPS, `must be at most ${TRAILING_STOP_MAX_PIPS}`);
+const timeInForceField = z.enum(TIME_IN_FORCE, 'must be GTC or GTD');
+/** An ISO 8601 date-time (no zone = UTC); the future and 90-day rules are checked by the server (400). */
+const expiresAtField = z
+  .string('must be an ISO 8601 date-time')
+  .trim()
+  .refine(
+    (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) && !Number.isNaN(Date.parse(v)),
+    'must be an ISO 8601 date-time',
+  );
+
+/**
+ * Lots: a positive number; the 0.01 step and the pair's bounds are checked by the server (400).
+ * Protection is optional: it sets the protection of the position the order leaves open (docs/orders.md#protection-on-positions).
+ */
 export const placeMarketOrderRequestSchema = z.strictObject({
-  symbol: z
-    .string()
-    .trim()
-    .min(1, 'is required')
-    .max(12, 'is not a currency pair')
-    .transform((s) => s.toUpperCase()),
-  side: z.enum(ORDER_SIDES, 'must be BUY or SELL'),
-  quantity: z.number('must be a number').positive('must be greater than 0').finite(),
+  symbol: symbolField,
+  side: sideField,
+  quantity: lotsField,
+  stop_loss: priceField.optional(),
+  take_profit: priceField.optional(),
+  trailing_stop_pips: trailingStopField.optional(),
 });
 export type PlaceMarketOrderRequest = z.infer<typeof placeMarketOrderRequestSchema>;
 
+/** POST trading/place-pending-order/ (docs/orders.md#validation for the rules checked against the quote). */
+export const placePendingOrderRequestSchema = z.strictObject({
+  symbol: symbolField,
+  side: sideField,
+  order_type: z.enum(PENDING_ORDER_TYPES, 'must be LIMIT, STOP or STOP_LIMIT'),
+  quantity: lotsField,
+  /** The limit price of a LIMIT, the trigger price of a STOP or STOP_LIMIT. */
+  price: priceField,
+  /** STOP_LIMIT only (and required there). */
+  limit_price: priceField.optional(),
+  time_in_force: timeInForceField.optional(),
+  /** GTD only (and required there). */
+  expires_at: expiresAtField.optional(),
+  stop_loss: priceField.optional(),
+  take_profit: priceField.optional(),
+  trailing_stop_pips: trailingStopField.optional(),
+});
+export type PlacePendingOrderRequest = z.infer<typeof placePendingOrderRequestSchema>;
+
+/** At least one field: an empty change is a mistake of the caller. */
+const someField = (v: Record<string, unknown>) => Object.values(v).some((x) => x !== undefined);
+
+/** PATCH trading/orders/{id}/: fields left out keep their value; null clears protection (and expires_at when GTC). */
+export const modifyOrderRequestSchema = z
+  .strictObject({
+    price: priceField.optional(),
+    limit_price: priceField.optional(),
+    time_in_force: timeInForceField.optional(),
+    expires_at: expiresAtField.nullable().optional(),
+    stop_loss: priceField.nullable().optional(),
+    take_profit: priceField.nullable().optional(),
+    trailing_stop_pips: trailingStopField.nullable().optional(),
+  })
+  .refine(someField, 'send at least one field to change');
+export type ModifyOrderRequest = z.infer<typeof modifyOrderRequestSchema>;
+
+/** PATCH trading/positions/{id}/: fields left out keep their value; null clears. */
+export const modifyPositionRequestSchema = z
+  .strictObject({
+    stop_loss: priceField.nullable().optional(),
+    take_profit: priceField.nullable().optional(),
+    trailing_stop_pips: trailingStopField.nullable().optional(),
+  })
+  .refine(someField, 'send at least one field to change');
+export type ModifyPositionRequest = z.infer<typeof modifyPositionRequestSchema>;
+
 export const closePositionRequestSchema = z.strictObject({
   current_price: z.number('must be a number').positive('must be greater than 0').finite().optional(),
+  /** Lots to close (a multiple of 0.01, at most the position's size); default the whole position. */
+  quantity: lotsField.optional(),
 });
 export type ClosePositionRequest = z.infer<typeof closePositionRequestSchema>;
 
@@ -295,8 +432,10 @@ export const tradingServerMessageSchemas = {
     updates: z.array(z.object({ position_id: z.number().int(), unrealized_pnl: z.number(), current_price: z.number() })),
   }),
   account_update: z.object({ data: accountUpdateDataSchema }),
-  price_update: z.object({ symbol: z.string(), price: z.number(), bid: z.number(), ask: z.number(), timestamp: isoTime }),
+  price_update: priceUpdateSchema,
   order_confirmation: z.object({ data: orderConfirmationDataSchema }),
+  /** Every change of one of the trader's orders: placed, modified, triggered, filled, cancelled, expired, rejected. */
+  order_update: z.object({ data: z.object({ order: orderSchema }) }),
   pnl_update: z.object({ trades: z.array(pnlTradeSchema) }),
   margin_call: z.object({
     data: z.object({ margin_level: z.number(), equity: z.number(), margin_used: z.number(), message: z.string() }),
@@ -313,29 +452,27 @@ export const tradingClientMessageSchemas = {
   ping: z.strictObject({ timestamp: z.union([z.string(), z.number()]).optional() }),
 } as const;
 
-export type TradingServerMessageMap = {
-  [K in keyof typeof tradingServerMessageSchemas]: z.infer<(typeof tradingServerMessageSchemas)[K]>;
-};
-export type TradingClientMessageMap = {
-  [K in keyof typeof tradingClientMessageSchemas]: z.infer<(typeof tradingClientMessageSchemas)[K]>;
-};
+export type TradingServerMessageMap = PayloadMap<typeof tradingServerMessageSchemas>;
+export type TradingClientMessageMap = PayloadMap<typeof tradingClientMessageSchemas>;
 export type TradingServerMessageType = keyof TradingServerMessageMap;
 export type TradingClientMessageType = keyof TradingClientMessageMap;
 
 /** A message on the wire: `{type, ...payload}`. */
-export type TradingServerMessage<K extends TradingServerMessageType = TradingServerMessageType> = {
-  [T in K]: { type: T } & TradingServerMessageMap[T];
-}[K];
-export type TradingClientMessage<K extends TradingClientMessageType = TradingClientMessageType> = {
-  [T in K]: { type: T } & TradingClientMessageMap[T];
-}[K];
+export type TradingServerMessage<K extends TradingServerMessageType = TradingServerMessageType> = SocketMessage<
+  TradingServerMessageMap,
+  K
+>;
+export type TradingClientMessage<K extends TradingClientMessageType = TradingClientMessageType> = SocketMessage<
+  TradingClientMessageMap,
+  K
+>;
 
 /** Builds a typed server message (the server's `send<K>`). */
 export function tradingServerMessage<K extends TradingServerMessageType>(
   type: K,
   payload: TradingServerMessageMap[K],
 ): TradingServerMessage<K> {
-  return { type, ...payload } as TradingServerMessage<K>;
+  return socketMessage(type, payload) as TradingServerMessage<K>;
 }
 
 /** Builds a typed client message (the web's `send<K>`). */
@@ -343,39 +480,34 @@ export function tradingClientMessage<K extends TradingClientMessageType>(
   type: K,
   payload: TradingClientMessageMap[K],
 ): TradingClientMessage<K> {
-  return { type, ...payload } as TradingClientMessage<K>;
+  return socketMessage(type, payload) as TradingClientMessage<K>;
 }
 
-function parseMessage<M extends Record<string, z.ZodType>>(
-  schemas: M,
-  raw: unknown,
-): { ok: true; message: { type: keyof M & string } & Record<string, unknown> } | { ok: false; error: string } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: 'Message must be a JSON object' };
-  const { type, ...payload } = raw as Record<string, unknown>;
-  if (typeof type !== 'string' || !Object.hasOwn(schemas, type))
-    return { ok: false, error: `Unknown message type: ${String(type)}` };
-  const parsed = schemas[type]!.safeParse(payload);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, error: `Invalid ${type} message: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? ''}`.trim() };
-  }
-  return { ok: true, message: { type, ...(parsed.data as Record<string, unknown>) } as { type: keyof M & string } };
-}
+/** The wording of /ws/trading/ for a bad message (the server answers it in an `error`). */
+const tradingWording = {
+  notJson: 'Invalid JSON',
+  notObject: 'Message must be a JSON object',
+  missingType: (type: unknown) => `Unknown message type: ${String(type)}`,
+  unknownType: (type: string) => `Unknown message type: ${type}`,
+  invalidPayload: (type: string, issue: z.core.$ZodIssue | undefined) =>
+    `Invalid ${type} message: ${issue?.path.join('.') || 'payload'} ${issue?.message ?? ''}`.trim(),
+};
+
+/** The codec of what clients send on /ws/trading/ (the server decodes, the web encodes). */
+export const tradingClientCodec = socketCodec(tradingClientMessageSchemas, tradingWording);
+/** The codec of what the server sends on /ws/trading/ (the web decodes). */
+export const tradingServerCodec = socketCodec(tradingServerMessageSchemas, tradingWording);
 
 /** Parses a client message received by the server (already JSON-decoded). */
 export function parseTradingClientMessage(
   raw: unknown,
 ): { ok: true; message: TradingClientMessage } | { ok: false; error: string } {
-  return parseMessage(tradingClientMessageSchemas, raw) as
-    | { ok: true; message: TradingClientMessage }
-    | { ok: false; error: string };
+  return tradingClientCodec.parse(raw);
 }
 
 /** Parses a server message received by the web client (already JSON-decoded). */
 export function parseTradingServerMessage(
   raw: unknown,
 ): { ok: true; message: TradingServerMessage } | { ok: false; error: string } {
-  return parseMessage(tradingServerMessageSchemas, raw) as
-    | { ok: true; message: TradingServerMessage }
-    | { ok: false; error: string };
+  return tradingServerCodec.parse(raw);
 }

@@ -2,7 +2,7 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, signInAsDemo, test } from './support/session.js';
 
 /*
- * Market journeys (spec §2, §9) against the real server and its price simulator. The chart
+ * Market journeys (docs/screens.md#pair-page) against the real server and its price simulator. The chart
  * box (test id `price-chart`) says what it shows: `data-range`, `data-candles` and
  * `data-candle-times` (open times in epoch ms).
  */

@@ -1,7 +1,7 @@
 import { expect, signInAsDemo, test } from './support/session.js';
 
 /*
- * News journeys (spec §2) against the real server, whose default source is the offline market
+ * News journeys (docs/screens.md#news) against the real server, whose default source is the offline market
  * wire: it writes articles from the seeded 31 days of price history, so there is news at once.
  *
  * Panels are found by their accessible names, set by the news feature itself:
@@ -31,7 +31,7 @@ test('the News page shows articles, and Refresh fetches again bypassing the cach
   expect(await link.getAttribute('href')).toMatch(/^https?:\/\//);
   await expect(first.getByText('Pipdesk Market Wire')).toBeVisible();
   await expect(first.getByText(/(Positive|Negative|Neutral)$/)).toBeVisible();
-  await expect(first.locator('time')).toHaveText(/ago$|^Yesterday$|^[A-Z][a-z]{2} \d{1,2}, \d{4}$/);
+  await expect(first.locator('time')).toHaveText(/ago$|^Yesterday$|^\d{2} [A-Z][a-z]{2} \d{4}$/);
   // No picture from the wire: the tile stands in, never a broken image.
   await expect(first.locator('.news-image--fallback')).toBeVisible();
   await expect(first.locator('img')).toHaveCount(0);

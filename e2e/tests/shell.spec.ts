@@ -79,7 +79,8 @@ test('Logout returns to the login screen, and a reload stays there', async ({ pa
   await expect(page.getByRole('heading', loginHeading)).toBeVisible();
 });
 
-test('the theme switch is remembered after a reload', async ({ page }) => {
+test('the theme switch is remembered after a reload, whatever the system says', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
   await signInAsDemo(page);
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await page.getByRole('button', { name: 'Switch to light theme' }).click();
@@ -87,6 +88,16 @@ test('the theme switch is remembered after a reload', async ({ page }) => {
   await page.reload();
   await expect(page.getByText('Welcome Demo Trader')).toBeVisible();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
+
+test('the theme follows the system colour scheme until the trader picks one', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto('/login');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 });
 
 test.describe('at 375 px width', () => {

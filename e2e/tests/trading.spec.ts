@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import { expect, submitLogin, test } from './support/session.js';
 
 /*
- * Trading journeys (spec §2, §4, §5, §8) against the real server and its price simulator.
+ * Trading journeys (docs/screens.md) against the real server and its price simulator.
  * Each journey signs in as a trader of its own, created with the CLI on the suite's data
  * directory, so the journeys never see each other's positions or orders.
  *
@@ -122,13 +122,13 @@ test('BUY 0.10 EURUSD from the dashboard, then close it from the pair page', asy
   const pairOrders = page.getByRole('region', { name: 'Recent Orders' });
   const closeOrder = pairOrders.getByRole('row').filter({ hasText: 'Close' }).first();
   await expect(closeOrder).toContainText('SELL');
-  await expect(closeOrder).toContainText('FILLED');
+  await expect(closeOrder).toContainText('Filled');
 
   await page.getByRole('link', { name: 'Back to Platform' }).click();
   await expect(balance).toHaveText(usd.format(10_000 + profitLoss));
   await expect(marginUsed).toHaveText('$0.00');
   const recent = page.getByRole('region', { name: 'Recent Orders' });
-  await expect(recent.getByRole('row').filter({ hasText: 'Close' }).first()).toContainText('FILLED');
+  await expect(recent.getByRole('row').filter({ hasText: 'Close' }).first()).toContainText('Filled');
   await expectSameDocument(page);
 });
 
@@ -138,7 +138,7 @@ test('an order too large for the margin is refused, and the REJECTED order shows
   await expect(page.getByRole('alert')).toContainText('Insufficient free margin');
   await expect(page.getByTestId('account-margin-used')).toHaveText('$0.00');
   const recent = page.getByRole('region', { name: 'Recent Orders' });
-  await expect(recent.getByRole('row').nth(1)).toContainText('REJECTED');
+  await expect(recent.getByRole('row').nth(1)).toContainText('Rejected');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Order History' })).toBeVisible();
@@ -147,7 +147,7 @@ test('an order too large for the margin is refused, and the REJECTED order shows
   await expect(page).toHaveURL(/[?&]status=REJECTED/);
   const orders = page.getByRole('region', { name: 'Orders' });
   const rejected = orders.getByRole('row').nth(1);
-  await expect(rejected).toContainText('REJECTED');
+  await expect(rejected).toContainText('Rejected');
   await expect(rejected).toContainText('Insufficient free margin');
   await expect(rejected).toContainText('50.00');
   await expect(page.getByText('Showing 1 to 1 of 1 orders')).toBeVisible();

@@ -8,12 +8,12 @@ import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext } from './core/context.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
 import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
 import { installSecurityHeaders } from './http/security.js';
 import { createMarketModule, type MarketModule, type PriceSource } from './market/index.js';
+import { migrateToLatest } from './migrations.js';
 import { createNewsModule } from './news/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
@@ -144,7 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await news.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
-        throw errors.notFound(`No route for ${request.method} ${request.url.split('?')[0]}`);
+        throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
       });
     },
     { prefix: '/api' },

@@ -25,7 +25,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`no ConfigError for ${JSON.stringify(env)}`);
 }
 
-describe('configuration (DESIGN §6)', () => {
+describe('configuration (README.md#configuration)', () => {
   it('names the variable but never prints a secret or a password it was given', () => {
     const shortSecret = configError({ JWT_SECRET: 'hunter2-short-secret' });
     expect(shortSecret.variable).toBe('JWT_SECRET');

@@ -23,7 +23,7 @@ const bool = z
 
 const positiveInt = z.coerce.number().int().positive();
 
-/** Every variable the server reads, with its default (DESIGN §6). Strings come from the environment. */
+/** Every variable the server reads, with its default (README.md#configuration). Strings come from the environment. */
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

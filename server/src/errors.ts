@@ -1,15 +1,16 @@
+import { type ErrorCode, type ErrorEnvelope, errorCodeSchema, type OrderRejectionCode } from '@pipdesk/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setSecurityHeaders } from './http/security.js';
 
 /**
  * The one error type the server throws on purpose. Every failure a client can see is made
- * by a factory below, so codes and statuses stay consistent; the central handler in
- * `installErrorHandler` turns it into DESIGN §4's envelope.
+ * by a factory of the catalogue below, so codes and statuses stay consistent; the central
+ * handler in `installErrorHandler` turns it into the envelope (docs/api.md#envelope).
  */
 export class AppError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
     /** Extra fields placed beside `error` in the envelope (a rejected order's `data`). */
@@ -21,18 +22,52 @@ export class AppError extends Error {
   }
 }
 
-/** The error catalogue: stable codes with their HTTP statuses. */
+/** The error catalogue: one factory per code of the contract's `ERROR_CODES`, with its HTTP status. */
 export const errors = {
   validation: (message: string, details?: unknown) => new AppError(400, 'VALIDATION_ERROR', message, details),
-  badRequest: (message: string, code = 'BAD_REQUEST') => new AppError(400, code, message),
+  /** Any other malformed request (Fastify's own client errors keep their 4xx status). */
+  badRequest: (message: string, status = 400) => new AppError(status, 'BAD_REQUEST', message),
+  malformedUrl: (status = 400) => new AppError(status, 'MALFORMED_URL', 'Malformed URL: invalid percent-encoding'),
+  pathSegmentTooLong: (status = 414) => new AppError(status, 'PATH_SEGMENT_TOO_LONG', 'URL path segment is too long'),
+  invalidJson: () => new AppError(400, 'INVALID_JSON', 'Request body is not valid JSON'),
+  emptyBody: () => new AppError(400, 'EMPTY_BODY', 'Request body is empty: send a JSON object'),
+  unsupportedMediaType: (status = 415) =>
+    new AppError(status, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: send application/json'),
+  demoNotImplemented: () => new AppError(400, 'DEMO_NOT_IMPLEMENTED', 'Demo trading mode not yet implemented'),
+
   unauthenticated: (message = 'Authentication required') => new AppError(401, 'UNAUTHENTICATED', message),
   invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
   invalidToken: (message = 'Invalid or expired token') => new AppError(401, 'INVALID_TOKEN', message),
-  notFound: (message = 'Not found', code = 'NOT_FOUND') => new AppError(404, code, message),
+
+  notFound: (message = 'Not found') => new AppError(404, 'NOT_FOUND', message),
+  routeNotFound: (method: string, path: string) => new AppError(404, 'NOT_FOUND', `No route for ${method} ${path}`),
   pairNotFound: (symbol: string) => new AppError(404, 'PAIR_NOT_FOUND', `Currency pair ${symbol} not found`),
-  conflict: (message: string, code = 'CONFLICT') => new AppError(409, code, message),
-  unprocessable: (message: string, code = 'UNPROCESSABLE', body?: Record<string, unknown>) =>
-    new AppError(422, code, message, undefined, body),
+  tradingAccountNotFound: () => new AppError(404, 'NOT_FOUND', 'Trading account not found'),
+  positionNotFound: () => new AppError(404, 'POSITION_NOT_FOUND', 'Position not found'),
+  orderNotFound: () => new AppError(404, 'ORDER_NOT_FOUND', 'Order not found'),
+  traderNotFound: (email: string) => new AppError(404, 'TRADER_NOT_FOUND', `No trader with e-mail ${email}`),
+
+  positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
+  orderNotPending: (status: string) =>
+    new AppError(409, 'ORDER_NOT_PENDING', `Order is ${status}: only a PENDING order can be changed or cancelled`),
+  noTradingAccount: () =>
+    new AppError(
+      409,
+      'NO_TRADING_ACCOUNT',
+      'Trading Not Available: Please complete your registration process to access trading.',
+    ),
+  traderExists: (email: string) => new AppError(409, 'TRADER_EXISTS', `A trader with e-mail ${email} already exists`),
+  idempotencyKeyInFlight: () =>
+    new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
+
+  payloadTooLarge: (status = 413) => new AppError(status, 'PAYLOAD_TOO_LARGE', 'Request body is too large'),
+
+  /** A business rejection: the order is stored REJECTED and the answer carries it as `data.order`. */
+  orderRejected: (code: OrderRejectionCode, message: string, order: unknown) =>
+    new AppError(422, code, message, undefined, { data: { order } }),
+  idempotencyKeyReused: () =>
+    new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request'),
+
   tooManyRequests: (retryAfterSeconds: number, message?: string) =>
     new AppError(
       429,
@@ -42,9 +77,35 @@ export const errors = {
       undefined,
       { 'retry-after': String(retryAfterSeconds) },
     ),
-  demoNotImplemented: () => new AppError(400, 'DEMO_NOT_IMPLEMENTED', 'Demo trading mode not yet implemented'),
+
+  internal: () => new AppError(500, 'INTERNAL', 'Internal server error'),
   unavailable: (message: string) => new AppError(503, 'UNAVAILABLE', message),
+
+  /**
+   * A stored answer replayed for a retried Idempotency-Key: the same status, code, text and
+   * data as the first answer, marked `idempotent-replayed`.
+   */
+  replayed: (status: number, envelope: { error?: string; code?: string; data?: unknown }) =>
+    new AppError(
+      status,
+      errorCodeSchema.safeParse(envelope.code).data ?? 'INTERNAL',
+      envelope.error ?? 'Order rejected',
+      undefined,
+      envelope.data === undefined ? undefined : { data: envelope.data },
+      { 'idempotent-replayed': 'true' },
+    ),
 } as const;
+
+/** The envelope of a failure: the one place its shape is written (the handler and stored idempotent answers use it). */
+export function errorEnvelope(err: AppError): ErrorEnvelope & Record<string, unknown> {
+  return {
+    success: false,
+    error: err.message,
+    code: err.code,
+    ...(err.details === undefined ? {} : { details: err.details }),
+    ...err.body,
+  };
+}
 
 function formatWait(seconds: number): string {
   if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
@@ -81,45 +142,41 @@ export function validationFromIssues(issues: readonly ZodLikeIssue[], where = 'b
  * (client-side routes such as /pair/EURUSD); `reply.sendFile` comes from @fastify/static.
  */
 export function installErrorHandler(app: FastifyInstance, options: { spaFallback?: boolean } = {}): void {
+  const send = (reply: FastifyReply, err: AppError) => {
+    if (err.headers) void reply.headers(err.headers);
+    return reply.status(err.status).send(errorEnvelope(err));
+  };
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
-    if (err instanceof AppError) {
-      if (err.headers) void reply.headers(err.headers);
-      return reply.status(err.status).send({
-        success: false,
-        error: err.message,
-        code: err.code,
-        ...(err.details === undefined ? {} : { details: err.details }),
-        ...err.body,
-      });
-    }
+    if (err instanceof AppError) return send(reply, err);
     // `?? {}`: a library may throw null or undefined; that is a 500 too, not a crash of this handler.
     const fe = (err ?? {}) as FastifyError;
     const status = fe.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      // Fastify's own client errors: malformed JSON, body too large, bad content type.
-      const message =
-        fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'Request body is too large'
-          : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-            ? 'Unsupported content type: send application/json'
-            : fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-              ? 'Request body is empty: send a JSON object'
-              : fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
-                ? 'Request body is not valid JSON'
-                : fe.message;
-      return reply.status(status).send({ success: false, error: message, code: fe.code ?? 'BAD_REQUEST' });
-    }
+    if (status >= 400 && status < 500) return send(reply, fromFastifyClientError(fe, status, err instanceof SyntaxError));
     request.log.error({ err }, 'unexpected error');
-    return reply.status(500).send({ success: false, error: 'Internal server error', code: 'INTERNAL' });
+    return send(reply, errors.internal());
   });
   app.setNotFoundHandler((request, reply) => {
     const isAppPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/ws/');
     if (options.spaFallback && isAppPage)
       return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
-    return reply
-      .status(404)
-      .send({ success: false, error: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NOT_FOUND' });
+    return send(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/'));
   });
+}
+
+/** Fastify's own client errors (malformed JSON, body too large, bad content type) as catalogue errors. */
+function fromFastifyClientError(fe: FastifyError, status: number, isSyntaxError: boolean): AppError {
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge(status);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(status);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.emptyBody();
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.invalidJson();
+    default:
+      return isSyntaxError ? errors.invalidJson() : errors.badRequest(fe.message, status);
+  }
 }
 
 /**
@@ -130,16 +187,14 @@ export function installErrorHandler(app: FastifyInstance, options: { spaFallback
 export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   setSecurityHeaders(request, reply);
   const status = err.statusCode ?? 500;
-  if (status >= 500) {
-    request.log.error({ err }, 'unexpected error');
-    void reply.status(500).send({ success: false, error: 'Internal server error', code: 'INTERNAL' });
-    return;
-  }
-  const message =
-    err.code === 'FST_ERR_BAD_URL'
-      ? 'Malformed URL: invalid percent-encoding'
-      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? 'URL path segment is too long'
-        : 'Bad request';
-  void reply.status(status).send({ success: false, error: message, code: err.code ?? 'BAD_REQUEST' });
+  if (status >= 500) request.log.error({ err }, 'unexpected error');
+  const answer =
+    status >= 500
+      ? errors.internal()
+      : err.code === 'FST_ERR_BAD_URL'
+        ? errors.malformedUrl(status)
+        : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? errors.pathSegmentTooLong(status)
+          : errors.badRequest('Bad request', status);
+  void reply.status(answer.status).send(errorEnvelope(answer));
 }

@@ -1,6 +1,6 @@
 import { test as base, expect, type Page } from '@playwright/test';
 
-/** The seeded demo trader (DESIGN §7). */
+/** The seeded demo trader (docs/operations.md#seeded-demo). */
 export const DEMO = { email: 'demo@pipdesk.dev', password: 'demo-trader-2026', fullName: 'Demo Trader' } as const;
 
 /**
@@ -42,7 +42,7 @@ export async function signInAsDemo(page: Page): Promise<void> {
   await expect(page.getByText(`Welcome ${DEMO.fullName}`)).toBeAttached();
 }
 
-/** The tokens this browser keeps (spec §3: in browser storage). */
+/** The tokens this browser keeps (docs/screens.md#sign-in-and-session: in browser storage). */
 export function storedTokens(page: Page): Promise<{ access: string | null; refresh: string | null }> {
   return page.evaluate(() => ({
     access: localStorage.getItem('pipdesk.accessToken'),

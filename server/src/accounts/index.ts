@@ -1,6 +1,6 @@
 /**
  * Trader profiles, trading accounts and the ledger: created by sign-up tooling (CLI, demo
- * seed), used by trading. Balance always equals the sum of the account's ledger (DESIGN §2);
+ * seed), used by trading. Balance always equals the sum of the account's ledger (docs/trading-rules.md#accounts-and-the-ledger);
  * `repo.postLedgerEntry` is the only way a balance changes.
  */
 export interface NewTrader {

@@ -1,10 +1,16 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import type { LedgerEntriesTable, LedgerKind } from './tables.js';
+import { lockForUpdate } from '../db/transaction.js';
+import type { LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
 
-/** Any Kysely handle: the database itself or a transaction. Writes must run inside `writeTransaction`. */
+/**
+ * Any Kysely handle: the database itself or a transaction. Writes must run inside `writeTransaction`.
+ * Other modules read and lock these tables only through the functions here.
+ */
 type Q = Kysely<Database>;
+
+export type TradingAccountRow = Selectable<TradingAccountsTable>;
 
 export async function findProfileByUser(q: Q, userId: number) {
   return q.selectFrom('trader_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -16,6 +22,66 @@ export async function findAccountByUser(q: Q, userId: number) {
 
 export async function findAccountById(q: Q, accountId: number) {
   return q.selectFrom('trading_accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+}
+
+/** The account row by one of its keys, with `FOR UPDATE` on PostgreSQL. */
+const accountForUpdate = (name: string, column: 'user_id' | 'id') =>
+  prepare<{ key: number }, TradingAccountRow>(name, (q, value, kind) =>
+    lockForUpdate(kind, q.selectFrom('trading_accounts').selectAll().where(column, '=', value('key'))),
+  );
+
+const accountByUserForUpdate = accountForUpdate('accounts.lockAccountByUser', 'user_id');
+const accountByIdForUpdate = accountForUpdate('accounts.lockAccountById', 'id');
+
+/**
+ * The trader's account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
+ * (SQLite's BEGIN IMMEDIATE already serializes writers). Every execution takes it first, so
+ * one trader's concurrent orders never spend the same free margin.
+ */
+export async function lockAccountByUser(trx: Q, userId: number): Promise<TradingAccountRow | undefined> {
+  return (await accountByUserForUpdate.execute(trx, { key: userId }))[0];
+}
+
+export async function lockAccountById(trx: Q, accountId: number): Promise<TradingAccountRow | undefined> {
+  return (await accountByIdForUpdate.execute(trx, { key: accountId }))[0];
+}
+
+/** The trader's profile and, when there is one, their account (null columns without). */
+export async function findAccountAndProfile(q: Q, userId: number) {
+  return q
+    .selectFrom('trader_profiles')
+    .leftJoin('trading_accounts', 'trading_accounts.profile_id', 'trader_profiles.id')
+    .select([
+      'trader_profiles.id as profile_id',
+      'trading_accounts.id as account_id',
+      'trading_accounts.balance_minor',
+      'trading_accounts.leverage',
+      'trading_accounts.currency',
+      'trading_accounts.status',
+    ])
+    .where('trader_profiles.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Ids per query of `accountsByIds`: far below SQLite's and PostgreSQL's limits on bound values. */
+const IDS_PER_QUERY = 500;
+
+/** What the live book keeps of each account, for these ids, ordered by id (a start-up read). */
+export async function accountsByIds(q: Q, ids: readonly number[]) {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const rows = [];
+  for (let i = 0; i < sorted.length; i += IDS_PER_QUERY) {
+    const chunk = sorted.slice(i, i + IDS_PER_QUERY);
+    rows.push(
+      ...(await q
+        .selectFrom('trading_accounts')
+        .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
+        .where('id', 'in', chunk)
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return rows;
 }
 
 /** Creates the trader profile and a USD account funded by a deposit ledger entry. Run inside a write transaction. */
@@ -55,15 +121,17 @@ export async function openAccount(
 }
 
 // Prepared (see db/prepared.ts): every execution that realizes P&L runs them.
-const balanceChange = prepare<{ accountId: number; amountMinor: number; now: number }, { balance_minor: number }>((q, value) =>
-  q
-    .updateTable('trading_accounts')
-    .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amountMinor')), updated_at: value('now') }))
-    .where('id', '=', value('accountId'))
-    .returning('balance_minor'),
+const balanceChange = prepare<{ accountId: number; amountMinor: number; now: number }, { balance_minor: number }>(
+  'accounts.balanceChange',
+  (q, value) =>
+    q
+      .updateTable('trading_accounts')
+      .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amountMinor')), updated_at: value('now') }))
+      .where('id', '=', value('accountId'))
+      .returning('balance_minor'),
 );
 
-const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>((q, value) =>
+const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>('accounts.ledgerInsert', (q, value) =>
   q.insertInto('ledger_entries').values({
     account_id: value('account_id'),
     kind: value('kind'),
@@ -100,6 +168,11 @@ export async function postLedgerEntry(
     created_at: entry.now,
   });
   return balanceAfter;
+}
+
+/** Every ledger entry of an account, oldest first (audits). */
+export async function ledgerEntries(q: Q, accountId: number) {
+  return q.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 }
 
 /** Σ ledger of an account in cents (audits and invariant tests). */

@@ -51,7 +51,7 @@ function isUniqueViolation(err: unknown): boolean {
 /**
  * Creates a trader: the user and, unless `withAccount` is false, the trader profile and a USD
  * account funded by a deposit ledger entry, all in one transaction. 400 on bad input (the
- * password policy of DESIGN §9), 409 when the e-mail is taken (case-insensitive).
+ * password policy of docs/operations.md#passwords), 409 when the e-mail is taken (case-insensitive).
  */
 export async function createTrader(deps: Pick<AppContext, 'db' | 'clock'>, input: NewTrader): Promise<CreatedTrader> {
   const trader = parseInput(newTraderSchema, input);
@@ -77,7 +77,7 @@ export async function createTrader(deps: Pick<AppContext, 'db' | 'clock'>, input
       };
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw errors.conflict(`A trader with e-mail ${email} already exists`, 'TRADER_EXISTS');
+    if (isUniqueViolation(err)) throw errors.traderExists(email);
     throw err;
   }
 }

@@ -41,3 +41,8 @@ export interface AccountsTables {
   trading_accounts: TradingAccountsTable;
   ledger_entries: LedgerEntriesTable;
 }
+
+// The storage layer knows no feature: this module adds its tables to the app's Database type.
+declare module '../db/schema.js' {
+  interface Database extends AccountsTables {}
+}

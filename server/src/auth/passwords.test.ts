@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from './passwords.js';
 
-describe('password hashing (scrypt, DESIGN §9)', () => {
+describe('password hashing (scrypt, docs/operations.md#passwords)', () => {
   it('stores scrypt N=2^17, r=8, p=1 with a random salt inside the hash', async () => {
     const [a, b] = await Promise.all([hashPassword('correct horse battery'), hashPassword('correct horse battery')]);
     expect(a).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);

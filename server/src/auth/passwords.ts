@@ -1,7 +1,7 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
- * Password hashing with scrypt at DESIGN §9's cost (N = 2^17, r = 8, p = 1: 128 MiB and a few
+ * Password hashing with scrypt at the docs/operations.md#passwords cost (N = 2^17, r = 8, p = 1: 128 MiB and a few
  * hundred milliseconds per hash). The parameters travel inside the encoded hash, so raising
  * them later still verifies older hashes.
  */

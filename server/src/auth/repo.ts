@@ -48,7 +48,7 @@ export async function insertSession(q: Q, session: { id: string; userId: number;
     .execute();
 }
 
-const sessionWithUser = prepare<{ sessionId: string }, SessionWithUser>((q, value) =>
+const sessionWithUser = prepare<{ sessionId: string }, SessionWithUser>('auth.sessionWithUser', (q, value) =>
   q
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -161,4 +161,15 @@ export async function deleteLoginFailure(q: Q, id: number): Promise<void> {
 /** Forgets failures older than the window (they no longer count). */
 export async function pruneLoginFailures(q: Q, before: number): Promise<void> {
   await q.deleteFrom('login_failures').where('failed_at', '<=', before).execute();
+}
+
+/**
+ * Deletes what no token can use any more: refresh tokens expired before `tokensBefore`, and
+ * sessions last refreshed before `sessionsBefore` (every refresh and access token of those
+ * has expired, so a token naming one is refused whether or not the row is there).
+ */
+export async function pruneDeadSessions(q: Q, tokensBefore: number, sessionsBefore: number): Promise<number> {
+  await q.deleteFrom('refresh_tokens').where('expires_at', '<', tokensBefore).execute();
+  const result = await q.deleteFrom('sessions').where('last_refreshed_at', '<', sessionsBefore).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

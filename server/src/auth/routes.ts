@@ -33,7 +33,7 @@ export async function registerAuthRoutes(
   });
 
   // The spec does not show logout's payload and the client ignores its failure: a missing body is
-  // fine, and a malformed one still ends the bearer's session (DESIGN §4: logout always answers 200).
+  // fine, and a malformed one still ends the bearer's session (docs/api.md#auth-calls: logout always answers 200).
   api.post('/auth/logout/', async (request) => {
     const body = logoutRequestSchema.safeParse(request.body ?? {});
     await service.logout(bearerToken(request), body.success ? body.data.refresh : undefined);

@@ -9,18 +9,39 @@ import { createTokens, newTokenId } from './tokens.js';
 import type { AuthUser } from './types.js';
 
 /** What the auth service needs from the app (the CLI builds the same without Fastify). */
-export type AuthDeps = Pick<AppContext, 'config' | 'db' | 'bus' | 'clock'>;
+export type AuthDeps = Pick<AppContext, 'config' | 'db' | 'bus' | 'clock' | 'log'>;
+
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** E-mails are case-insensitive: stored and compared lower-cased. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Sign-in, token rotation, logout and per-request token checks (DESIGN §4, §9). */
+/** Sign-in, token rotation, logout and per-request token checks (docs/api.md#auth-calls, docs/operations.md#tokens-and-sessions). */
 export function createAuthService(deps: AuthDeps) {
   const { config, db, bus, clock } = deps;
   const tokens = createTokens(config, clock);
   const throttle = createLoginThrottle(db, config);
+  let lastPrune = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Sessions and refresh tokens would otherwise grow forever. At most once an hour per
+   * process, a sign-in also deletes those that expired more than a day ago (the day keeps
+   * the logout grace and clock skew well inside). Any node may do it: the deletes are idempotent.
+   */
+  async function pruneIfDue(now: number): Promise<void> {
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    const lifetime = config.refreshTokenTtlSeconds * 1000;
+    try {
+      await writeTransaction(db, (trx) => repo.pruneDeadSessions(trx, now - DAY_MS, now - lifetime - DAY_MS));
+    } catch (err) {
+      // The sign-in itself is committed; housekeeping failing must not turn it into an error.
+      deps.log.warn({ err }, 'pruning expired sessions failed');
+    }
+  }
 
   async function issue(userId: number, sessionId: string, refreshTokenId: string) {
     const [access, refresh] = await Promise.all([
@@ -59,6 +80,7 @@ export function createAuthService(deps: AuthDeps) {
       });
     });
     const issued = await issue(user.id, sessionId, refreshTokenId);
+    await pruneIfDue(now);
     return {
       token: issued.access,
       refresh: issued.refresh,
@@ -181,7 +203,7 @@ export async function disableTrader(
     const sessions = await repo.revokeUserSessions(trx, user.id, 'user_disabled', now);
     return { userId: user.id, email: user.email, wasActive: user.is_active === 1, sessions };
   });
-  if (!result) throw errors.notFound(`No trader with e-mail ${email}`, 'TRADER_NOT_FOUND');
+  if (!result) throw errors.traderNotFound(email);
   deps.bus.publish('user_disabled', { userId: result.userId });
   for (const sessionId of result.sessions) deps.bus.publish('session_revoked', { sessionId });
   return { userId: result.userId, email: result.email, wasActive: result.wasActive, endedSessions: result.sessions.length };

@@ -55,3 +55,8 @@ export interface AuthTables {
   refresh_tokens: RefreshTokensTable;
   login_failures: LoginFailuresTable;
 }
+
+// The storage layer knows no feature: this module adds its tables to the app's Database type.
+declare module '../db/schema.js' {
+  interface Database extends AuthTables {}
+}

@@ -6,7 +6,7 @@ import { addTrader, signIn } from '../test/traders.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe('tokens (DESIGN §9)', () => {
+describe('tokens (docs/operations.md#tokens-and-sessions)', () => {
   let t: TestApp;
   const clock = new ManualClock();
   let trader: Awaited<ReturnType<typeof addTrader>>;

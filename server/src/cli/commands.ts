@@ -8,6 +8,8 @@ import { AppError } from '../errors.js';
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /** Everything on standard input (`--password-stdin`), so a password never sits in the process list or shell history. */
+  readStdin?(): Promise<string>;
 }
 
 export type CliDeps = Pick<AppContext, 'db' | 'bus' | 'clock'>;
@@ -22,6 +24,8 @@ export const USAGE = `Usage: npm run trader -- <command> [options]
 Commands:
   create --email <e-mail> --name <full name> --password <password> [--balance <USD>] [--leverage <n>] [--no-account]
          Creates a trader with a USD trading account (default balance 10000.00, leverage 100).
+         --password-stdin instead of --password reads the password from standard input (one line),
+         so it stays out of the process list and the shell history.
          --no-account creates the user only (they will see "Trading Not Available").
   list   Lists every trader with their account.
   disable --email <e-mail>
@@ -68,6 +72,12 @@ function required(value: string | undefined, option: string): string {
   return value;
 }
 
+/** The first line of standard input, without its line ending (a password may hold spaces). */
+async function passwordFromStdin(io: CliIo): Promise<string> {
+  if (!io.readStdin) throw new UsageError('--password-stdin: standard input is not available');
+  return (await io.readStdin()).split(/\r?\n/, 1)[0] ?? '';
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -81,6 +91,7 @@ async function create(args: string[], deps: CliDeps, io: CliIo): Promise<number>
       email: { type: 'string' },
       name: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
       balance: { type: 'string' },
       leverage: { type: 'string' },
       'no-account': { type: 'boolean', default: false },
@@ -90,10 +101,18 @@ async function create(args: string[], deps: CliDeps, io: CliIo): Promise<number>
   if (!withAccount && (values.balance !== undefined || values.leverage !== undefined)) {
     throw new UsageError('--balance and --leverage need an account: drop --no-account or them');
   }
+  if (values['password-stdin'] && values.password !== undefined) {
+    throw new UsageError('give the password once: --password-stdin or --password, not both');
+  }
+  const email = required(values.email, '--email');
+  const fullName = required(values.name, '--name');
+  const password = values['password-stdin']
+    ? required(await passwordFromStdin(io), '--password-stdin')
+    : required(values.password, '--password');
   const trader = await createTrader(deps, {
-    email: required(values.email, '--email'),
-    fullName: required(values.name, '--name'),
-    password: required(values.password, '--password'),
+    email,
+    fullName,
+    password,
     withAccount,
     ...(values.balance === undefined ? {} : { balanceMinor: parseBalance(values.balance) }),
     ...(values.leverage === undefined ? {} : { leverage: parseLeverage(values.leverage) }),

@@ -3,10 +3,16 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { systemClock } from '../core/clock.js';
 import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateToLatest } from '../migrations.js';
 import { type Bus, MemoryBus } from '../realtime/bus.js';
 import { createRedisBus } from '../realtime/redis-bus.js';
 import { EXIT_FAILED, runTraderCommand } from './commands.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 async function main(argv: string[]): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
@@ -26,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
     // With Redis, a running server hears `user_disabled` at once and closes the trader's sockets;
     // without it the server still refuses the trader's next request (sessions live in the database).
     bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisChannelPrefix) : new MemoryBus();
-    return await runTraderCommand(argv, { db, bus, clock: systemClock }, { out: console.log, err: console.error });
+    return await runTraderCommand(argv, { db, bus, clock: systemClock }, { out: console.log, err: console.error, readStdin });
   } finally {
     await bus?.close();
     await db.close();

@@ -1,33 +1,29 @@
 import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import { accountsMigrations } from '../accounts/migrations.js';
-import { authMigrations } from '../auth/migrations.js';
-import { marketMigrations } from '../market/migrations.js';
-import { newsMigrations } from '../news/migrations.js';
-import { tradingMigrations } from '../trading/migrations.js';
 import type { Db, DbKind } from './database.js';
 
-/** All migrations of all modules; names are globally ordered by their numeric prefix. */
-export function allMigrations(kind: DbKind): Record<string, Migration> {
-  return {
-    ...authMigrations(kind),
-    ...accountsMigrations(kind),
-    ...marketMigrations(kind),
-    ...tradingMigrations(kind),
-    ...newsMigrations(kind),
-  };
-}
+/** The migrations of every module, keyed by name; names are globally ordered by their numeric prefix. */
+export type MigrationSet = (kind: DbKind) => Record<string, Migration>;
 
-/** Brings the schema up to date; run at every start-up (idempotent). */
-export async function migrateToLatest(db: Db): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => allMigrations(db.kind) };
+/**
+ * Brings the schema up to date with the given migrations; run at every start-up (idempotent).
+ * The app passes every module's migrations in (`server/src/migrations.ts`): db/ knows no feature.
+ */
+export async function runMigrations(db: Db, migrations: MigrationSet): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(db.kind) };
   // Kysely looks for its bookkeeping tables in every schema unless told which one: on a
   // PostgreSQL shared by several schemas (tests, tenants) it would find another schema's
   // tables and skip creating its own. Name the schema the connection works in.
   const migrationTableSchema = db.kind === 'postgres' ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db: db.kysely, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (!error && !failed) return;
+    // Kysely first lists the tables of every schema to find its own bookkeeping tables; when
+    // another schema is dropped during that listing (tests, tenants sharing the database),
+    // PostgreSQL answers 3F000 "schema does not exist" for a schema that is not ours. Nothing
+    // was migrated yet: ask again.
+    if (!failed && (error as { code?: string } | undefined)?.code === '3F000' && attempt < 5) continue;
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
 }

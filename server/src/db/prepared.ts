@@ -10,6 +10,32 @@ class Slot {
 export interface PreparedQuery<P, R> {
   /** Runs the query on `q` (the database, a connection or a transaction) with these values. */
   execute(q: Kysely<Database>, values: P): Promise<R[]>;
+  /** The SQL this query runs on `q`'s database and each parameter's value name (a constant as JSON), without running it. */
+  describe(q: Kysely<Database>): { sql: string; parameters: string[] };
+}
+
+/** A hot query registered under its name (see `preparedQueries`). */
+export interface NamedPreparedQuery {
+  readonly name: string;
+  describe(q: Kysely<Database>): { sql: string; parameters: string[] };
+}
+
+const registry: NamedPreparedQuery[] = [];
+
+/**
+ * The named prepared queries of every module imported so far, in registration order. A test
+ * snapshots their compiled SQL on both databases, so a change to a hot query shows in review.
+ */
+export const preparedQueries: readonly NamedPreparedQuery[] = registry;
+
+type Build<P, R> = (q: Kysely<Database>, value: <K extends keyof P & string>(name: K) => P[K], kind: DbKind) => Compilable<R>;
+
+/** Compiles `build` for `q`'s database with each value's place marked by its name. */
+function compileWithSlots<P, R>(build: Build<P, R>, q: Kysely<Database>) {
+  const kind: DbKind = q.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+  const query = build(q, (name) => new Slot(name) as never, kind).compile();
+  const slots = query.parameters.map((p) => (p instanceof Slot ? p.name : { constant: p }));
+  return { query, slots };
 }
 
 /**
@@ -19,19 +45,22 @@ export interface PreparedQuery<P, R> {
  * constants written straight into the query (`'OPEN'`) stay as they are, and `kind` tells
  * which database the query is compiled for.
  */
+export function prepare<P extends Record<string, unknown>, R>(name: string, build: Build<P, R>): PreparedQuery<P, R>;
+/** An unnamed query (a test's) is not registered; every hot query of the modules is named (`module.query`, unique). */
+export function prepare<P extends Record<string, unknown>, R>(build: Build<P, R>): PreparedQuery<P, R>;
 export function prepare<P extends Record<string, unknown>, R>(
-  build: (q: Kysely<Database>, value: <K extends keyof P & string>(name: K) => P[K], kind: DbKind) => Compilable<R>,
+  nameOrBuild: string | Build<P, R>,
+  namedBuild?: Build<P, R>,
 ): PreparedQuery<P, R> {
+  const build = typeof nameOrBuild === 'string' ? namedBuild! : nameOrBuild;
   // Keyed by the dialect's adapter, which a database shares with its transactions.
   const compiled = new WeakMap<object, { query: CompiledQuery<R>; parameters: (values: P) => unknown[] }>();
-  return {
+  const prepared: PreparedQuery<P, R> = {
     async execute(q, values) {
       const adapter = q.getExecutor().adapter;
       let entry = compiled.get(adapter);
       if (!entry) {
-        const kind: DbKind = adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
-        const query = build(q, (name) => new Slot(name) as never, kind).compile();
-        const slots = query.parameters.map((p) => (p instanceof Slot ? p.name : { constant: p }));
+        const { query, slots } = compileWithSlots(build, q);
         const parameters = (v: P) =>
           slots.map((s) => {
             if (typeof s !== 'string') return s.constant;
@@ -44,5 +73,14 @@ export function prepare<P extends Record<string, unknown>, R>(
       const result = await q.executeQuery<R>({ ...entry.query, parameters: entry.parameters(values) });
       return result.rows;
     },
+    describe(q) {
+      const { query, slots } = compileWithSlots(build, q);
+      return { sql: query.sql, parameters: slots.map((s) => (typeof s === 'string' ? s : JSON.stringify(s.constant))) };
+    },
   };
+  if (typeof nameOrBuild === 'string') {
+    if (registry.some((r) => r.name === nameOrBuild)) throw new Error(`Two prepared queries are named ${nameOrBuild}`);
+    registry.push({ name: nameOrBuild, describe: prepared.describe });
+  }
+  return prepared;
 }

@@ -1,8 +1,8 @@
-import type { AccountsTables } from '../accounts/tables.js';
-import type { AuthTables } from '../auth/tables.js';
-import type { MarketTables } from '../market/tables.js';
-import type { NewsTables } from '../news/tables.js';
-import type { TradingTables } from '../trading/tables.js';
-
-/** The whole database as Kysely sees it: each module declares its own tables. */
-export interface Database extends AuthTables, AccountsTables, MarketTables, TradingTables, NewsTables {}
+/**
+ * The whole database as Kysely sees it. The storage layer knows no feature, so this starts
+ * empty: each module adds its own tables from its `tables.ts` with a
+ * `declare module '../db/schema.js'` block (TypeScript merges the declarations), and the app
+ * hands `db/` the modules' migrations (see `server/src/migrations.ts`).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by every module's tables.ts
+export interface Database {}

@@ -7,7 +7,7 @@ const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 /**
  * Runs `fn` in a write transaction that serializes with every other writer of the rows it locks.
  * SQLite: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write cannot be
- * overtaken (DESIGN §9); the single connection is held for the whole callback, and the
+ * overtaken (docs/trading-rules.md#concurrency); the single connection is held for the whole callback, and the
  * result is returned only once the commit is on disk (`db.durable()`).
  * PostgreSQL: a normal transaction (callers lock rows with `lockForUpdate`), retried on
  * serialization failures and deadlocks.

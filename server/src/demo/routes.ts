@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import { errors } from '../errors.js';
 
-// Spec §1/§7: the demo calls exist but demo mode has no implementation; each answers the
+// docs/api.md#demo-calls: the demo calls exist but demo mode has no implementation; each answers the
 // spec's text so a client that tries them gets a clear, stable error.
 const DEMO_CALLS: Array<['GET' | 'POST', string]> = [
   ['POST', '/demo/account/create/'],

@@ -4,7 +4,7 @@ import { freshDatabase, startTestApp } from '../test/helpers.js';
 import { signIn } from '../test/traders.js';
 import { DEMO_EMAIL, DEMO_NAME, DEMO_PASSWORD, seedDemo } from './seed.js';
 
-describe('demo seed (DESIGN §7)', () => {
+describe('demo seed (docs/operations.md#seeded-demo)', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();

@@ -11,7 +11,7 @@ export const DEMO_BALANCE_MINOR = 1_000_000;
 export const DEMO_LEVERAGE = 100;
 
 /**
- * Seeds the demo trader (DESIGN §7): a profile and a USD account of 10,000.00 (one deposit
+ * Seeds the demo trader (docs/operations.md#seeded-demo): a profile and a USD account of 10,000.00 (one deposit
  * ledger entry), leverage 100. Does nothing when the demo e-mail already exists, so a
  * restart, or a demo trader an operator disabled, is left alone.
  */

@@ -15,7 +15,7 @@ const CSP = [
   "form-action 'self'",
 ].join('; ');
 
-/** Security headers on every answer (DESIGN §9). HSTS only when the request came over TLS. */
+/** Security headers on every answer (docs/operations.md#http-hardening). HSTS only when the request came over TLS. */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => setSecurityHeaders(request, reply));
 }

@@ -2,10 +2,10 @@ import type { AppContext } from '../core/context.js';
 import { writeTransaction } from '../db/transaction.js';
 import { AGGREGATE_TIMEFRAMES, aggregateCandles, bucketStart, MINUTE_MS, type ScaledCandle } from './candles.js';
 import { generateHistory } from './history.js';
-import type { Pair } from './index.js';
 import { fromScaled } from './quotes.js';
 import type { BarSeries } from './replay-data.js';
-import { bulkInsertCandles, type CandleRow, candlesBetween, lastMinuteCandle, upsertCandles } from './repo.js';
+import { bulkInsertCandles, type CandleRow, candlesIn, lastMinuteCandle, upsertCandles } from './repo.js';
+import type { Pair } from './types.js';
 
 const LARGEST_TIMEFRAME = AGGREGATE_TIMEFRAMES[AGGREGATE_TIMEFRAMES.length - 1]!;
 
@@ -32,7 +32,7 @@ export class CandleStore {
       await upsertCandles(trx, rows);
       const aggregates: CandleRow[] = [];
       for (const { pairId, start } of windows.values()) {
-        const minutes = await candlesBetween(trx, pairId, 1, start, start + LARGEST_TIMEFRAME * MINUTE_MS);
+        const minutes = await candlesIn(trx, pairId, 1, { from: start, before: start + LARGEST_TIMEFRAME * MINUTE_MS });
         for (const tf of AGGREGATE_TIMEFRAMES) {
           for (const a of aggregateCandles(minutes, tf)) aggregates.push({ pairId, timeframe: tf, ...a });
         }

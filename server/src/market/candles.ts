@@ -1,4 +1,4 @@
-import type { Candle } from './index.js';
+import type { Candle } from '@pipdesk/contract';
 import { fromScaled } from './quotes.js';
 
 export const MINUTE_MS = 60_000;

@@ -1,5 +1,5 @@
 import { type FxPair, pairName } from '@pipdesk/contract';
-import type { Pair, PairCatalog } from './index.js';
+import type { Pair, PairCatalog } from './types.js';
 
 /** What the seed knows about a pair beyond its symbol. */
 export interface PairSeed {
@@ -9,7 +9,7 @@ export interface PairSeed {
 }
 
 /**
- * The seeded catalogue (DESIGN §2). Spreads are typical retail ECN spreads in pips
+ * The seeded catalogue (docs/trading-rules.md#pairs). Spreads are typical retail ECN spreads in pips
  * (majors about 1, crosses 1.5 to 3); JPY-quoted pairs have 3 digits and a 0.01 pip.
  */
 export const PAIR_SEEDS: readonly PairSeed[] = [

@@ -1,4 +1,12 @@
-import { type Candle, CHART_RANGES, currentPricesSchema, fxPairSchema, pairSnapshotSchema, priceSchema } from '@pipdesk/contract';
+import {
+  type Candle,
+  CHART_RANGES,
+  currentPricesSchema,
+  fxPairSchema,
+  pairPageSchema,
+  pairSnapshotSchema,
+  priceSchema,
+} from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
@@ -164,11 +172,14 @@ describe('market calls', () => {
     expect(p.price).toBe(p.mid);
   });
 
-  it('lets another module add its data to the pair answer', async () => {
-    t.market.extendPairSnapshot(async (request, pair) => ({ market_test_extra: `${pair.symbol} for ${request.auth.email}` }));
+  it('answers the whole pair page in one typed shape: the market part and the trader part', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/trading/pair/gbpusd/', headers });
-    expect(res.json().data.market_test_extra).toMatch(/^GBPUSD for /);
-    expect(res.json().data.pair.symbol).toBe('GBPUSD');
+    expect(res.statusCode).toBe(200);
+    const page = pairPageSchema.strict().parse(res.json().data);
+    expect(page.pair.symbol).toBe('GBPUSD');
+    expect(page.positions).toEqual([]);
+    expect(page.recent_orders).toEqual([]);
+    expect(page.trading_account?.balance).toBeGreaterThan(0);
   });
 
   it('answers 404 "Currency pair {symbol} not found" for an unknown pair on every call', async () => {

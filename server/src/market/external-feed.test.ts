@@ -4,8 +4,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { systemClock } from '../core/clock.js';
 import { seededPairs } from '../test/factories.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';
-import type { Quote } from './index.js';
 import { ExternalFeedSource } from './sources/external-feed.js';
+import type { Quote } from './types.js';
 
 /** A stand-in for a vendor's feed: records what it is sent, lets the test push ticks. */
 class FakeFeed {

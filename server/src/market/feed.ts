@@ -3,12 +3,12 @@ import type { BusEvents } from '../realtime/bus.js';
 import { type CandleStore, lastMids } from './candle-store.js';
 import { bucketStart, type LiveCandles, MINUTE_MS } from './candles.js';
 import type { Catalog } from './catalogue.js';
-import type { PriceSource, Quote } from './index.js';
 import type { Leadership } from './leader.js';
 import type { MemoryPriceBook } from './price-book.js';
 import { quoteFromBidAsk, toScaled } from './quotes.js';
 import { type BarSeries, loadReplayData } from './replay-data.js';
 import { realTimers, type Timers } from './sources/timers.js';
+import type { PriceSource, Quote } from './types.js';
 
 export interface MarketFeedDeps {
   ctx: AppContext;

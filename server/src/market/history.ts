@@ -1,12 +1,12 @@
 import { AGGREGATE_TIMEFRAMES, aggregateCandles, bucketStart, MINUTE_MS, type ScaledCandle } from './candles.js';
 import { isMajor } from './catalogue.js';
-import type { Pair } from './index.js';
 import { LegModel } from './legs.js';
 import { MarketPath, type SeriesSampler } from './market-path.js';
 import { PRICE_SCALE } from './quotes.js';
 import { createRng } from './random.js';
 import { type BarSeries, barAt, walkAt, walkKeys } from './replay-data.js';
 import type { CandleRow } from './repo.js';
+import type { Pair } from './types.js';
 
 /** Instants of a minute at which history samples the path: they include the walk's four keys, so a real bar comes out exact. */
 const SLOTS_MS = [0, 10_000, 20_000, 30_000, 40_000, 50_000, 55_000] as const;

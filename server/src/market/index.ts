@@ -12,78 +12,16 @@ import { MemoryPriceBook } from './price-book.js';
 import { PriceSocketHub } from './price-socket.js';
 import { loadReplayData } from './replay-data.js';
 import { listPairs, seedPairs } from './repo.js';
-import { type PairSnapshotExtension, registerMarketRoutes } from './routes.js';
+import { registerMarketRoutes } from './routes.js';
 import { MarketService } from './service.js';
 import { ExternalFeedSource } from './sources/external-feed.js';
 import { ModelPriceSource } from './sources/model-source.js';
+import type { Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './types.js';
 
 export { pairDto } from './catalogue.js';
-export type { PairSnapshotExtension } from './routes.js';
 export { priceDto } from './service.js';
 export { ScriptedPriceSource } from './sources/scripted.js';
-
-/** A price quote as the market knows it now. Prices are decimals at the pair's digits. */
-export interface Quote {
-  symbol: string;
-  bid: number;
-  ask: number;
-  mid: number;
-  /** Epoch ms of the tick. */
-  timestamp: number;
-}
-
-/** A catalogue pair as the server uses it (the FxPair of DESIGN §2). */
-export interface Pair {
-  id: number;
-  symbol: string;
-  name: string;
-  baseCurrency: string;
-  quoteCurrency: string;
-  minLotSize: number;
-  maxLotSize: number;
-  contractSize: number;
-  /** Typical spread in pips. */
-  spread: number;
-  pipSize: number;
-  digits: number;
-  isActive: boolean;
-}
-
-export interface PairCatalog {
-  list(): Pair[];
-  /** Case-insensitive. */
-  get(symbol: string): Pair | undefined;
-}
-
-/** Latest prices in memory; ticks never touch the database per trader. */
-export interface PriceBook {
-  latest(symbol: string): Quote | undefined;
-  all(): Quote[];
-  /** Called synchronously for every tick; returns an unsubscribe function. */
-  onTick(listener: (quote: Quote) => void): () => void;
-}
-
-/** A source of ticks (simulator, replay, external feed, or a scripted one in tests). */
-export interface PriceSource {
-  readonly name: string;
-  start(emit: (quote: Quote) => void): Promise<void>;
-  stop(): Promise<void>;
-  connected(): boolean;
-  /** Called before start with the last stored mid of each pair, so a model can continue from them without a jump. */
-  resume?(lastMids: ReadonlyMap<string, number>): void;
-}
-
-/** A chart candle of mid prices; `time` is the candle's open time in epoch ms, volume = tick count. */
-export interface Candle {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
-export type ChartRange = '1h' | '24h' | '1w' | '1m';
+export type { Candle, ChartRange, Pair, PairCatalog, PriceBook, PriceSource, Quote } from './types.js';
 
 export interface MarketModule {
   pairs: PairCatalog;
@@ -96,20 +34,14 @@ export interface MarketModule {
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
-   * The market part of `GET trading/pair/{symbol}/`: `{pair, price}` (price null before the
-   * first tick). Throws the 404 `Currency pair {symbol} not found` for an unknown or inactive pair.
+   * The market part of `GET trading/pair/{symbol}/` (served by the trading module): `{pair, price}`
+   * (price null before the first tick). Throws the 404 `Currency pair {symbol} not found` for an
+   * unknown or inactive pair.
    */
   buildPairSnapshot(symbol: string): PairSnapshot;
-  /**
-   * Adds fields to the `trading/pair/{symbol}/` answer, which this module serves: the trading
-   * module registers one extension returning `{positions, recent_orders, trading_account}` for
-   * the signed-in trader (`request.auth`). Extensions run in registration order after the pair
-   * was found; call this any time before the first request.
-   */
-  extendPairSnapshot(extension: PairSnapshotExtension): void;
   /** The `current-prices` answer: symbol → price of every active pair that has one. */
   currentPrices(): Record<string, Price>;
-  /** Whether this node runs the price source (DESIGN §1 leader rule). */
+  /** Whether this node runs the price source (docs/operations.md#one-process-or-many leader rule). */
   isLeader(): boolean;
   /** Writes closed one-minute candles now instead of at the next minute (tests). */
   flushCandles(): Promise<void>;
@@ -151,7 +83,6 @@ export async function createMarketModule(
     source,
     leadership: createLeadership(ctx),
   });
-  const extensions: PairSnapshotExtension[] = [];
   let hub: PriceSocketHub | undefined;
   const authenticate =
     deps.auth?.authenticate ??
@@ -163,7 +94,7 @@ export async function createMarketModule(
     pairs: catalog,
     prices: book,
     chart: (symbol, range) => service.chart(symbol, range),
-    registerRoutes: (api) => registerMarketRoutes(api, { service, authenticate, extensions }),
+    registerRoutes: (api) => registerMarketRoutes(api, { service, authenticate }),
     registerSockets: async (app) => {
       hub = new PriceSocketHub({ ctx, catalog, book, service, feed, auth: deps.auth });
       hub.register(app);
@@ -175,9 +106,6 @@ export async function createMarketModule(
       await feed.stop();
     },
     buildPairSnapshot: (symbol) => service.pairSnapshot(symbol),
-    extendPairSnapshot: (extension) => {
-      extensions.push(extension);
-    },
     currentPrices: () => service.currentPrices(),
     isLeader: () => feed.isLeader(),
     flushCandles: () => feed.flush(),

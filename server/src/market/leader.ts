@@ -3,7 +3,7 @@ import type { AppContext } from '../core/context.js';
 import { realTimers, type Timers } from './sources/timers.js';
 
 /**
- * Who runs the price source (DESIGN §1). With one process (in-memory bus) that process
+ * Who runs the price source (docs/operations.md#one-process-or-many). With one process (in-memory bus) that process
  * always does. With PostgreSQL and Redis, exactly one node holds a PostgreSQL advisory
  * lock and leads; the lock lives on one pooled connection, so if the leader dies or loses
  * its database connection PostgreSQL releases it and another node takes over.

@@ -1,5 +1,5 @@
-import type { Pair } from './index.js';
 import type { Rng } from './random.js';
+import type { Pair } from './types.js';
 
 /**
  * The market model works per currency "leg": the USD value of one unit of each currency.

@@ -1,6 +1,6 @@
-import type { Pair } from './index.js';
 import { legCurrencies } from './legs.js';
 import type { BarSeries } from './replay-data.js';
+import type { Pair } from './types.js';
 
 /**
  * Where each leg's value comes from: a real series (directly, inverted, or through a cross

@@ -1,4 +1,4 @@
-import type { PriceBook, Quote } from './index.js';
+import type { PriceBook, Quote } from './types.js';
 
 /** The latest quote per symbol, in memory; listeners run synchronously on every tick. */
 export class MemoryPriceBook implements PriceBook {

@@ -5,9 +5,9 @@ import type { AuthModule, AuthUser } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
 import type { Catalog } from './catalogue.js';
 import type { MarketFeed } from './feed.js';
-import type { PriceBook, Quote } from './index.js';
 import type { MarketService } from './service.js';
 import { realTimers, type Timers } from './sources/timers.js';
+import type { PriceBook, Quote } from './types.js';
 
 export interface PriceSocketDeps {
   ctx: AppContext;
@@ -86,10 +86,10 @@ class PriceClient {
 }
 
 /**
- * The market data socket (DESIGN §5). Ticks fan out from the price book: each tick is
+ * The market data socket (docs/api.md#price-socket). Ticks fan out from the price book: each tick is
  * serialised once per symbol and written to that symbol's subscribers, no database on the
  * way. A bearer token is optional; one that is sent must be valid (4001 otherwise), and an
- * authenticated socket closes on logout, on a disabled user and when its token expires (DESIGN §9).
+ * authenticated socket closes on logout, on a disabled user and when its token expires (docs/operations.md#socket-hardening).
  */
 export class PriceSocketHub {
   private readonly clients = new Set<PriceClient>();

@@ -1,4 +1,4 @@
-import type { Pair, Quote } from './index.js';
+import type { Pair, Quote } from './types.js';
 
 /** Candle prices are stored as integers: mid × PRICE_SCALE (mids have at most digits + 1 ≤ 6 decimals). */
 export const PRICE_SCALE = 1_000_000;

@@ -5,11 +5,11 @@ import { startTestApp, type TestApp } from '../test/helpers.js';
 import { signedInTrader } from '../test/traders.js';
 import { bucketStart, MINUTE_MS } from './candles.js';
 import { generateHistory } from './history.js';
-import type { Quote } from './index.js';
 import { fromScaled } from './quotes.js';
 import { barAt, loadReplayData, REPLAY_ANCHOR } from './replay-data.js';
 import { ModelPriceSource } from './sources/model-source.js';
 import { ManualTimers } from './sources/timers.js';
+import type { Quote } from './types.js';
 
 const replay = loadReplayData();
 const pairs = seededPairs();

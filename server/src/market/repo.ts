@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { ScaledCandle } from './candles.js';
 import type { seedRow } from './catalogue.js';
-import type { Pair } from './index.js';
+import type { Pair } from './types.js';
 
 type Conn = Kysely<Database>;
 
@@ -66,43 +66,26 @@ export async function lastMinuteCandle(db: Conn, pairId: number): Promise<Scaled
   return row ? toScaled(row) : undefined;
 }
 
-/** Candles of one timeframe with `from ≤ time < to`, oldest first. */
-export async function candlesBetween(
-  db: Conn,
-  pairId: number,
-  timeframe: number,
-  from: number,
-  to: number,
-): Promise<ScaledCandle[]> {
-  const rows = await db
-    .selectFrom('market_candles')
-    .select(candleColumns)
-    .where('pair_id', '=', pairId)
-    .where('timeframe', '=', timeframe)
-    .where('time', '>=', from)
-    .where('time', '<', to)
-    .orderBy('time', 'asc')
-    .execute();
-  return rows.map(toScaled);
+/** Which stored candles to read: `from ≤ time < before` (either bound may be left open). */
+export interface CandleWindow {
+  from?: number;
+  before?: number;
+  /** Only the newest this many candles of the window. */
+  newest?: number;
 }
 
-/** The `limit` newest candles of one timeframe opening before `before`, oldest first. */
-export async function candlesBefore(
-  db: Conn,
-  pairId: number,
-  timeframe: number,
-  before: number,
-  limit: number,
-): Promise<ScaledCandle[]> {
-  const rows = await db
+/** Candles of one timeframe in a window, oldest first. */
+export async function candlesIn(db: Conn, pairId: number, timeframe: number, window: CandleWindow): Promise<ScaledCandle[]> {
+  let query = db
     .selectFrom('market_candles')
     .select(candleColumns)
     .where('pair_id', '=', pairId)
-    .where('timeframe', '=', timeframe)
-    .where('time', '<', before)
-    .orderBy('time', 'desc')
-    .limit(limit)
-    .execute();
+    .where('timeframe', '=', timeframe);
+  if (window.from !== undefined) query = query.where('time', '>=', window.from);
+  if (window.before !== undefined) query = query.where('time', '<', window.before);
+  if (window.newest === undefined) return (await query.orderBy('time', 'asc').execute()).map(toScaled);
+  // Newest first so the limit keeps the right end of the window, then back to oldest first.
+  const rows = await query.orderBy('time', 'desc').limit(window.newest).execute();
   return rows.map(toScaled).reverse();
 }
 

@@ -1,10 +1,10 @@
-import { CHART_RANGES, type PairSnapshot, type Price, roundPrice } from '@pipdesk/contract';
+import { type Candle, CHART_RANGES, type ChartRange, type PairSnapshot, type Price, roundPrice } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
 import { aggregateCandles, bucketStart, type LiveCandles, MINUTE_MS, mergeByTime, toChartCandle } from './candles.js';
 import { type Catalog, pairDto } from './catalogue.js';
-import type { Candle, ChartRange, Pair, PriceBook, Quote } from './index.js';
-import { candlesBefore, candlesBetween } from './repo.js';
+import { candlesIn } from './repo.js';
+import type { Pair, PriceBook, Quote } from './types.js';
 
 /** The most closed candles one gap fill sends (a day of minutes). */
 export const MAX_GAP_FILL = 1440;
@@ -72,8 +72,8 @@ export class MarketService {
     const recentStart = bucketStart(Math.min(memory[0]?.time ?? now, now), tf);
     const db = this.ctx.db.kysely;
     const [older, storedRecent] = await Promise.all([
-      candlesBefore(db, pair.id, tf, recentStart, count),
-      candlesBetween(db, pair.id, 1, recentStart, Number.MAX_SAFE_INTEGER),
+      candlesIn(db, pair.id, tf, { before: recentStart, newest: count }),
+      candlesIn(db, pair.id, 1, { from: recentStart }),
     ]);
     const recentMinutes = mergeByTime(storedRecent, memory);
     const recent = tf === 1 ? recentMinutes : aggregateCandles(recentMinutes, tf);
@@ -88,7 +88,7 @@ export class MarketService {
     const nowMinute = bucketStart(this.ctx.clock.now(), 1);
     const from = Math.max(bucketStart(since, 1), nowMinute - MAX_GAP_FILL * MINUTE_MS);
     if (from >= nowMinute) return [];
-    const stored = await candlesBetween(this.ctx.db.kysely, pair.id, 1, from, nowMinute);
+    const stored = await candlesIn(this.ctx.db.kysely, pair.id, 1, { from, before: nowMinute });
     const memory = this.candles.candles(pair.symbol).filter((c) => c.time >= from && c.time < nowMinute);
     return mergeByTime(stored, memory).map(toChartCandle);
   }

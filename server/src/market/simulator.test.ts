@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { seededPairs } from '../test/factories.js';
-import type { Pair, Quote } from './index.js';
 import { LegModel, legCurrencies } from './legs.js';
 import { createRng } from './random.js';
 import { ModelPriceSource } from './sources/model-source.js';
 import { ManualTimers } from './sources/timers.js';
+import type { Pair, Quote } from './types.js';
 
 const pairs = seededPairs();
 const bySymbol = new Map(pairs.map((p) => [p.symbol, p]));

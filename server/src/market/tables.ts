@@ -39,3 +39,8 @@ export interface MarketTables {
   fx_pairs: FxPairsTable;
   market_candles: MarketCandlesTable;
 }
+
+// The storage layer knows no feature: this module adds its tables to the app's Database type.
+declare module '../db/schema.js' {
+  interface Database extends MarketTables {}
+}

@@ -14,7 +14,7 @@ import { parseInput } from '../core/validate.js';
 import type { NewsService } from './service.js';
 
 /**
- * The news calls (DESIGN §4). The two lists answer in the spec's shape at the top level
+ * The news calls (docs/api.md#news-calls). The two lists answer in the spec's shape at the top level
  * (`{articles, count}`, `{combined, by_pair}`), as the spec's client reads them; clear-cache
  * answers in the usual envelope.
  */

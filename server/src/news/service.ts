@@ -133,7 +133,12 @@ export class NewsService {
 
   private async fetchFromSource(source: NewsSource, symbol: string | undefined, key: string): Promise<Article[]> {
     const timeoutMs = this.deps.sourceTimeoutMs;
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.stopping.signal]);
+    // Our own timer, cleared when the fetch settles: Node may collect an unreferenced
+    // `AbortSignal.timeout` inside `AbortSignal.any` before it fires (nodejs/node#57736),
+    // which left a slow source hanging for its whole delay.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = AbortSignal.any([deadline.signal, this.stopping.signal]);
     const health = this.state.get(source.id) ?? { ok: true, last_error: null, last_success_at: null };
     try {
       const work = symbol && source.forPair ? source.forPair(symbol, signal) : source.latest(signal);
@@ -151,6 +156,8 @@ export class NewsService {
       const retryIn = Math.min(FAILURE_RETRY_MS, this.deps.cacheTtlMs);
       this.cache.set(key, { articles: stale, expiresAt: this.deps.clock.now() + retryIn });
       return stale;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

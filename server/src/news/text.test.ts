@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, parseFeedDate, safeHttpUrl, truncate, urlKey } from './text.js';
+import { decodeEntities, firstImageIn, htmlToText, parseFeedDate, safeHttpUrl, truncate, urlKey } from './text.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -55,6 +55,31 @@ describe('HTML to plain text', () => {
 
   it('unwraps CDATA and leaves unknown entities alone', () => {
     expect(htmlToText('<![CDATA[<i>Yen</i> &bogus; slides]]>')).toBe('Yen &bogus; slides');
+  });
+
+  it('decodes every HTML5 entity name with its case: capitals with accents, symbols, arrows', () => {
+    expect(htmlToText('&Aacute;lvaro N&uacute;&ntilde;ez, &Ntilde;u&ntilde;oa &hearts; &rarr; &euro;5')).toBe(
+      'Álvaro Núñez, Ñuñoa ♥ → €5',
+    );
+    expect(decodeEntities('&Aacute; &Ntilde; &hearts; &rarr; &#8364; &#x20AC; &bogus; &amp')).toBe('Á Ñ ♥ → € € &bogus; &amp');
+  });
+
+  it('reads a > inside a quoted attribute as part of the tag, not as its end', () => {
+    expect(htmlToText('Before <img alt="1 > 0" src="a.png"> after')).toBe('Before after');
+    expect(htmlToText('See <a title="x>y" href="/a">the story</a> now')).toBe('See the story now');
+    expect(htmlToText("<p data-x='a>b'>One</p><p>Two</p>")).toBe('One Two');
+  });
+
+  it('keeps the text after a self-closed embed and drops what scripts and templates hold', () => {
+    expect(htmlToText('<iframe src="https://v.example/e" /> Rates <noscript>enable JS</noscript>held')).toBe('Rates held');
+    expect(htmlToText('a<!-- gone -->b<template><p>hidden</p></template>')).toBe('a b');
+  });
+
+  it('takes the first image source even when an attribute before it holds a >', () => {
+    expect(firstImageIn('<p><img alt="EUR > USD" src="https://img.example/a.jpg?w=1&amp;h=2"><img src="b.jpg"></p>')).toBe(
+      'https://img.example/a.jpg?w=1&h=2',
+    );
+    expect(firstImageIn('<!-- <img src="no.jpg"> --><img data-src="lazy.jpg">')).toBeUndefined();
   });
 
   it('truncates at a word boundary with an ellipsis', () => {

@@ -1,114 +1,80 @@
 /** Text helpers for news from the outside world: HTML to plain text, dates feeds really use, safe URLs. */
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  ensp: ' ',
-  emsp: ' ',
-  thinsp: ' ',
-  ndash: '–',
-  mdash: '—',
-  minus: '−',
-  lsquo: '‘',
-  rsquo: '’',
-  sbquo: '‚',
-  ldquo: '“',
-  rdquo: '”',
-  bdquo: '„',
-  laquo: '«',
-  raquo: '»',
-  lsaquo: '‹',
-  rsaquo: '›',
-  hellip: '…',
-  bull: '•',
-  middot: '·',
-  prime: '′',
-  euro: '€',
-  pound: '£',
-  yen: '¥',
-  cent: '¢',
-  curren: '¤',
-  copy: '©',
-  reg: '®',
-  trade: '™',
-  deg: '°',
-  plusmn: '±',
-  times: '×',
-  divide: '÷',
-  frac12: '½',
-  frac14: '¼',
-  frac34: '¾',
-  para: '¶',
-  sect: '§',
-  shy: '',
-  zwj: '',
-  zwnj: '',
-  iexcl: '¡',
-  iquest: '¿',
-  aacute: 'á',
-  eacute: 'é',
-  iacute: 'í',
-  oacute: 'ó',
-  uacute: 'ú',
-  agrave: 'à',
-  egrave: 'è',
-  ograve: 'ò',
-  acirc: 'â',
-  ecirc: 'ê',
-  ocirc: 'ô',
-  auml: 'ä',
-  euml: 'ë',
-  ouml: 'ö',
-  uuml: 'ü',
-  Auml: 'Ä',
-  Ouml: 'Ö',
-  Uuml: 'Ü',
-  szlig: 'ß',
-  ccedil: 'ç',
-  ntilde: 'ñ',
-  Eacute: 'É',
-};
-
-/** Decodes HTML character references (named, decimal, hex); unknown names stay as written. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});/gi, (whole, ref: string) => {
-    if (ref.startsWith('#')) {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
-      // Control characters and surrogates are never text a reader should get.
-      if (
-        !Number.isFinite(code) ||
-        code > 0x10ffff ||
-        (code >= 0xd800 && code <= 0xdfff) ||
-        (code < 32 && code !== 9 && code !== 10 && code !== 13)
-      ) {
-        return '';
-      }
-      return String.fromCodePoint(code);
-    }
-    return NAMED_ENTITIES[ref] ?? NAMED_ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
+import { decodeHTMLStrict } from 'entities/decode';
+import { Parser } from 'htmlparser2';
 
 /**
- * HTML (or text that may contain it) to one line of plain text: scripts, styles and comments
- * removed, tags dropped, entities decoded, whitespace collapsed. Tags go before entities so an
- * escaped `&lt;b&gt;` in the text stays visible text instead of becoming markup.
+ * Decodes HTML character references (the whole HTML5 table of names, decimal, hex); a name
+ * needs its semicolon, and an unknown one stays as written. For escaped markup that is not
+ * parsed as HTML (an Atom `type="html"` text construct, which is XML).
+ */
+export function decodeEntities(text: string): string {
+  return decodeHTMLStrict(text);
+}
+
+/** Elements whose content is never text a reader should get. */
+const HIDDEN = new Set(['script', 'style', 'iframe', 'noscript', 'template']);
+/** Elements that end a line or a block: their text must not run into the next word. */
+const BREAKS = new Set([
+  'p',
+  'div',
+  'br',
+  'li',
+  'ul',
+  'ol',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'td',
+  'th',
+  'table',
+  'blockquote',
+  'section',
+  'article',
+  'figure',
+  'figcaption',
+  'hr',
+]);
+
+/**
+ * HTML (or text that may contain it) to one line of plain text, read by a real HTML tokenizer
+ * (htmlparser2) so a `>` inside a quoted attribute (`<img alt="1 > 0">`) does not end the tag:
+ * scripts, styles and comments removed, tags dropped, entities decoded, whitespace collapsed.
+ * Entities are decoded in the text only after the tags are read, so an escaped `&lt;b&gt;`
+ * stays visible text; a lone `<` that starts no tag (`EUR < 1.10`) is text too. CDATA
+ * wrappers (feeds put HTML in them) are unwrapped first and their content read as HTML.
  */
 export function htmlToText(html: string): string {
-  const withoutBlocks = html
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style|iframe|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<(script|style|iframe|noscript|template)\b[^>]*\/?>/gi, ' ');
-  const withoutTags = withoutBlocks.replace(/<\/?[a-z!?][^<>]*>/gi, (tag) =>
-    /^<\/?(p|div|br|li|ul|ol|h[1-6]|tr|td|th|table|blockquote|section|article|figure|figcaption|hr)\b/i.test(tag) ? ' ' : '',
+  const parts: string[] = [];
+  let hidden = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (HIDDEN.has(name)) hidden++;
+        else if (BREAKS.has(name)) parts.push(' ');
+      },
+      onclosetag(name) {
+        if (HIDDEN.has(name)) hidden = Math.max(0, hidden - 1);
+        else if (BREAKS.has(name)) parts.push(' ');
+      },
+      ontext(text) {
+        if (hidden === 0) parts.push(text);
+      },
+      oncommentend() {
+        parts.push(' ');
+      },
+    },
+    // Feeds often write XHTML: `<iframe ... />` must not hide the rest of the text.
+    { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: true },
   );
+  parser.end(html.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1'));
   return (
-    decodeEntities(withoutTags)
+    parts
+      .join('')
       // Control characters (tabs and newlines included) are whitespace at most in one line of text.
       .replace(/\p{Cc}/gu, ' ')
       .replace(/\s+/g, ' ')
@@ -127,9 +93,20 @@ export function truncate(text: string, max: number): string {
 
 /** The first `src` of an `<img>` in an HTML fragment (feeds often carry their picture only there). */
 export function firstImageIn(html: string): string | undefined {
-  const match = /<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]+)"|'([^']+)'|([^\s>]+))/i.exec(html);
-  const src = match?.[1] ?? match?.[2] ?? match?.[3];
-  return src ? decodeEntities(src) : undefined;
+  let src: string | undefined;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (src === undefined && name === 'img' && attributes.src?.trim()) {
+          src = attributes.src.trim();
+          parser.pause();
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+  );
+  parser.end(html);
+  return src;
 }
 
 /**

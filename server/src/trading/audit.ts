@@ -1,8 +1,9 @@
+import { findAccountById, ledgerEntries } from '../accounts/index.js';
 import type { Db } from '../db/database.js';
 import { readSnapshot } from './repo.js';
 
 /**
- * Checks the invariants of DESIGN §9 for one account against what is stored, and returns
+ * Checks the invariants of docs/trading-rules.md#invariants for one account against what is stored, and returns
  * every violation found (empty when the books are right). Used after every step of the
  * property, concurrency and crash tests; cheap enough to run by hand on a live database.
  *
@@ -16,8 +17,8 @@ import { readSnapshot } from './repo.js';
  */
 export async function auditAccount(db: Db, accountId: number): Promise<string[]> {
   const read = await readSnapshot(db, async (q) => {
-    const account = await q.selectFrom('trading_accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
-    const ledger = await q.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    const account = await findAccountById(q, accountId);
+    const ledger = await ledgerEntries(q, accountId);
     const positions = await q.selectFrom('positions').selectAll().where('account_id', '=', accountId).execute();
     const orders = await q.selectFrom('orders').selectAll().where('account_id', '=', accountId).execute();
     const trades = await q.selectFrom('trades').selectAll().where('account_id', '=', accountId).execute();

@@ -7,14 +7,14 @@ import { insertSession } from '../auth/repo.js';
 import { createTokens, newTokenId } from '../auth/tokens.js';
 import { systemClock } from '../core/clock.js';
 import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
 import { writeTransaction } from '../db/transaction.js';
+import { migrateToLatest } from '../migrations.js';
 import { insertTrader } from '../test/factories.js';
 import { freshDatabase, testConfig, testDbKind } from '../test/helpers.js';
 import { auditAccount } from './audit.js';
 
 /**
- * Durability (DESIGN §9): a real server process takes orders from several traders at once
+ * Durability (docs/operations.md#durability): a real server process takes orders from several traders at once
  * and is killed with SIGKILL at a random moment, again and again. After each restart every
  * acknowledged order is there with the status it was acknowledged with, nothing is
  * half-applied (the audit's invariants), and a retry of an unanswered request with its

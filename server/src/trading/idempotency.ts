@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@pipdesk/contract';
-import { AppError, errors } from '../errors.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { type AppError, errors } from '../errors.js';
+import * as repo from './repo.js';
 
-/** Keys are kept at least this long (DESIGN §9: ≥ 24 h); older ones are purged. */
+/** Keys are kept at least this long (docs/trading-rules.md#idempotency: ≥ 24 h); older ones are purged. */
 export const IDEMPOTENCY_KEY_TTL_MS = 25 * 60 * 60 * 1000;
 
 /** Reads the optional `Idempotency-Key` header: 1 to 255 visible characters, else 400. */
@@ -30,11 +33,9 @@ export function requestHash(request: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-export const keyReused = () =>
-  errors.unprocessable('This Idempotency-Key was already used with a different request', 'IDEMPOTENCY_KEY_REUSED');
+export const keyReused = () => errors.idempotencyKeyReused();
 
-export const keyInFlight = () =>
-  errors.conflict('A request with this Idempotency-Key is still being processed; retry shortly', 'IDEMPOTENCY_KEY_IN_FLIGHT');
+export const keyInFlight = () => errors.idempotencyKeyInFlight();
 
 /** The stored first answer of a key, replayed to a retry. */
 export interface StoredAnswer {
@@ -44,15 +45,7 @@ export interface StoredAnswer {
 
 /** Rebuilds the stored failure of a replayed key as the same error. */
 export function replayedFailure(answer: StoredAnswer): AppError {
-  const { body } = answer;
-  return new AppError(
-    answer.status,
-    body.code ?? 'UNPROCESSABLE',
-    body.error ?? 'Order rejected',
-    undefined,
-    body.data === undefined ? undefined : { data: body.data },
-    { 'idempotent-replayed': 'true' },
-  );
+  return errors.replayed(answer.status, answer.body);
 }
 
 /**
@@ -71,4 +64,45 @@ export class InFlightKeys {
     this.running.set(id, hash);
     return () => this.running.delete(id);
   }
+}
+
+/** An Idempotency-Key as a placement sees it: the trader's key and the fingerprint of this request. */
+export interface KeyUse {
+  userId: number;
+  key: string;
+  hash: string;
+}
+
+/**
+ * Inside the placement's transaction, after the account lock: the first answer of a key
+ * already used with this request (to replay), nothing for a new key; 422 for another request.
+ */
+export async function storedAnswerOf(trx: Kysely<Database>, use: KeyUse): Promise<StoredAnswer | undefined> {
+  const stored = await repo.findIdempotencyKey(trx, use.userId, use.key);
+  if (!stored) return undefined;
+  if (stored.request_hash !== use.hash) throw keyReused();
+  return { status: stored.response_status, body: JSON.parse(stored.response_body) };
+}
+
+/** Records a key's first answer in the placement's own transaction, so it commits with the order or not at all. */
+export async function rememberAnswer(
+  trx: Kysely<Database>,
+  use: KeyUse,
+  answer: { status: number; body: string },
+  createdAt: number,
+): Promise<void> {
+  await repo.insertIdempotencyKey(trx, {
+    user_id: use.userId,
+    idempotency_key: use.key,
+    request_hash: use.hash,
+    response_status: answer.status,
+    response_body: answer.body,
+    created_at: createdAt,
+  });
+}
+
+/** A replayed first answer: the same data again, or the same failure. */
+export function replay<T>(answer: StoredAnswer): { response: T; replayed: true } {
+  if (answer.status !== 201) throw replayedFailure(answer);
+  return { response: answer.body.data as T, replayed: true };
 }

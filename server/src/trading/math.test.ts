@@ -8,7 +8,7 @@ const d = (v: number | string) => Dec.from(v);
 const flat = { quantity: Dec.ZERO, averageEntryPrice: Dec.ZERO };
 
 describe('applyFill (netting)', () => {
-  it('DESIGN §8 flip: BUY 100 at 50, SELL 150 at 55 → −50 at 55, +500; BUY 50 at 52 → FLAT, +150', () => {
+  it('docs/trading-rules.md#numbers-that-must-hold flip: BUY 100 at 50, SELL 150 at 55 → −50 at 55, +500; BUY 50 at 52 → FLAT, +150', () => {
     const opened = applyFill(flat, d(100), d(50));
     expect(opened).toMatchObject({ kind: 'open' });
     expect(opened.quantity.toString()).toBe('100');
@@ -100,7 +100,7 @@ describe('valuing positions and accounts at current prices', () => {
     expect(v.unrealizedPnl.toFixed(2)).toBe('689.66'); // 100,000 × 1 JPY ÷ 145
   });
 
-  it('computes the account figures of DESIGN §3', () => {
+  it('computes the account figures of docs/trading-rules.md#account-figures', () => {
     const market = new FakeMarket();
     market.set('EURUSD', 1.2, 1.2);
     const pricing = new Pricing(market.pairs, market.prices);

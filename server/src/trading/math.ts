@@ -1,7 +1,6 @@
 import {
   accountFigures,
   type ConversionStep,
-  closingPrice,
   conversionRoute,
   Dec,
   marginUsd,
@@ -13,7 +12,7 @@ import {
 import type { Pair, PairCatalog, PriceBook, Quote } from '../market/index.js';
 import { CENTILOTS_PER_LOT, type PositionState, PRICE_DECIMALS } from './types.js';
 
-/** What a fill did to a netting position (DESIGN §2). */
+/** What a fill did to a netting position (docs/trading-rules.md#positions-netting). */
 export type FillKind = 'open' | 'add' | 'reduce' | 'close' | 'flip';
 
 export interface NettingState {
@@ -76,10 +75,49 @@ export function centilotsFromLots(lots: Dec): number {
   return lots.times(CENTILOTS_PER_LOT).toScaledNumber(0);
 }
 
-interface ExactQuote {
+/** Stored prices are integers of 10^-10 (see PRICE_DECIMALS). */
+export const priceFromE10 = (e10: number | bigint): Dec => Dec.scaled(e10, PRICE_DECIMALS);
+export const priceToE10 = (price: Dec): number => price.toScaledNumber(PRICE_DECIMALS);
+
+/** Bid, ask and mid of one tick, exact. */
+export interface ExactQuote {
   bid: Dec;
   ask: Dec;
   mid: Dec;
+}
+
+/**
+ * The one reading of a tick as exact prices, for the order path (`Pricing`) and the live
+ * book alike: bid and ask rounded to the pair's digits, the mid their exact middle, so
+ * streamed figures equal the REST answers.
+ */
+/** 10^digits as exact doubles, for the digits a pair can have. */
+const SCALES = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * A tick's price as the exact decimal the order path uses: the same value as
+ * `Dec.from(price).round(digits)`, without its text parsing when the
+ * price is already a decimal of at most `digits` places (every normal tick).
+ *
+ * Why it is the same value: when `units / 10^digits === price` for an integer `units` below
+ * 10^15, `price` is the double nearest the decimal D = units × 10^-digits, which has at most 15
+ * significant digits. Such decimals survive a round trip through a double, so D is the only
+ * one of at most 15 digits that reads as `price`, and `String(price)` (the shortest text that
+ * does) is D: `Dec.from` reads D, and rounding D to `digits` places leaves it as it is.
+ */
+export function exactTickPrice(price: number, digits: number): Dec {
+  const scale = SCALES[digits];
+  if (scale !== undefined) {
+    const units = Math.round(price * scale);
+    if (units / scale === price && Math.abs(units) < 1e15) return Dec.scaled(units, digits);
+  }
+  return Dec.from(price).round(digits);
+}
+
+export function exactQuote(bid: number, ask: number, digits: number): ExactQuote {
+  const exactBid = exactTickPrice(bid, digits);
+  const exactAsk = exactTickPrice(ask, digits);
+  return { bid: exactBid, ask: exactAsk, mid: midOf(exactBid, exactAsk) };
 }
 
 /**
@@ -105,10 +143,7 @@ export class Pricing {
     if (!q) return undefined;
     let e = this.exact.get(q);
     if (!e) {
-      const digits = this.pairs.get(symbol)?.digits ?? 5;
-      const bid = Dec.from(q.bid).round(digits);
-      const ask = Dec.from(q.ask).round(digits);
-      e = { bid, ask, mid: midOf(bid, ask) };
+      e = exactQuote(q.bid, q.ask, this.pairs.get(symbol)?.digits ?? 5);
       this.exact.set(q, e);
     }
     return e;
@@ -118,7 +153,7 @@ export class Pricing {
     return this.quote(symbol)?.mid;
   }
 
-  /** USD per unit of `currency` at current mids (DESIGN §3), or undefined without a price or a route. */
+  /** USD per unit of `currency` at current mids (docs/trading-rules.md#conversion-to-usd), or undefined without a price or a route. */
   usdRate(currency: string): UsdRate | undefined {
     let route = this.routes.get(currency);
     if (route === undefined) {
@@ -142,21 +177,50 @@ export interface PositionValue {
   margin: Dec;
 }
 
+/**
+ * The one valuation of an open position (docs/trading-rules.md), used by the order path (`valuePosition`)
+ * and by the live book on every tick. Each figure needs only its own prices and counts as 0
+ * (null for the price) without them:
+ * - margin = |units| × (base → USD) ÷ leverage;
+ * - current price = bid for a long, ask for a short;
+ * - unrealized P&L = units × (current − entry), in the quote currency converted to USD.
+ * Writes into `out` and returns it, so the live book values without allocating a result.
+ */
+export function valueOpenPosition(
+  out: PositionValue,
+  signedUnits: Dec,
+  entry: Dec,
+  leverage: number,
+  quote: ExactQuote | undefined,
+  quoteRate: UsdRate | undefined,
+  baseRate: UsdRate | undefined,
+): PositionValue {
+  out.margin = baseRate ? marginUsd(signedUnits, baseRate, leverage) : Dec.ZERO;
+  if (!quote) {
+    out.currentPrice = null;
+    out.unrealizedPnl = Dec.ZERO;
+    return out;
+  }
+  const currentPrice = signedUnits.sign() >= 0 ? quote.bid : quote.ask;
+  out.currentPrice = currentPrice;
+  out.unrealizedPnl = quoteRate ? quoteRate.convert(pnlInQuote(signedUnits, entry, currentPrice)) : Dec.ZERO;
+  return out;
+}
+
 /** Values an open position at current prices: unrealized P&L and margin in USD. */
 export function valuePosition(state: PositionState, leverage: number, pricing: Pricing): PositionValue {
+  const value: PositionValue = { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
   const pair = pricing.pair(state.symbol);
-  if (!pair || state.quantityCentilots === 0) return { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
-  const units = lotsFromCentilots(state.quantityCentilots).times(pair.contractSize);
-  const quote = pricing.quote(state.symbol);
-  const baseRate = pricing.usdRate(pair.baseCurrency);
-  const margin = baseRate ? marginUsd(units, baseRate, leverage) : Dec.ZERO;
-  if (!quote) return { currentPrice: null, unrealizedPnl: Dec.ZERO, margin };
-  const currentPrice = closingPrice(state.quantityCentilots, quote);
-  const quoteRate = pricing.usdRate(pair.quoteCurrency);
-  const unrealizedPnl = quoteRate
-    ? quoteRate.convert(pnlInQuote(units, Dec.from(state.averageEntryPrice), currentPrice))
-    : Dec.ZERO;
-  return { currentPrice, unrealizedPnl, margin };
+  if (!pair || state.quantityCentilots === 0) return value;
+  return valueOpenPosition(
+    value,
+    lotsFromCentilots(state.quantityCentilots).times(pair.contractSize),
+    Dec.from(state.averageEntryPrice),
+    leverage,
+    pricing.quote(state.symbol),
+    pricing.usdRate(pair.quoteCurrency),
+    pricing.usdRate(pair.baseCurrency),
+  );
 }
 
 export interface AccountValue {
@@ -169,7 +233,7 @@ export interface AccountValue {
 }
 
 /**
- * Account figures of DESIGN §3 at current prices, exact: equity = balance + Σ unrealized,
+ * Account figures of docs/trading-rules.md#account-figures at current prices, exact: equity = balance + Σ unrealized,
  * free margin = equity − margin used, margin level = equity ÷ margin used × 100.
  * Used for platform-data, the free-margin check at order time and the live streams.
  */

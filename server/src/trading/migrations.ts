@@ -91,5 +91,74 @@ export function tradingMigrations(kind: DbKind): Record<string, Migration> {
         await db.schema.dropTable('positions').execute();
       },
     },
+    '0007_pending_orders': {
+      // docs/orders.md: pending orders (time in force, limit price, trigger time) and protection
+      // on orders (what they set) and on positions (what they have).
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types
+      async up(db: Kysely<any>) {
+        // One column per statement: SQLite adds a single column per ALTER TABLE.
+        const addTo = async (table: string, columns: Array<[string, 'bigint' | 'integer']>) => {
+          for (const [name, type] of columns) await db.schema.alterTable(table).addColumn(name, type).execute();
+        };
+        await db.schema
+          .alterTable('orders')
+          .addColumn('time_in_force', 'varchar(3)', (c) => c.notNull().defaultTo('GTC'))
+          .execute();
+        await addTo('orders', [
+          ['expires_at', 'bigint'],
+          ['limit_price_e10', 'bigint'],
+          ['triggered_at', 'bigint'],
+          ['stop_loss_e10', 'bigint'],
+          ['take_profit_e10', 'bigint'],
+          ['trailing_stop_pips', 'integer'],
+        ]);
+        await addTo('positions', [
+          ['stop_loss_e10', 'bigint'],
+          ['take_profit_e10', 'bigint'],
+          ['trailing_stop_pips', 'integer'],
+        ]);
+        // Bumped by every change a trader or a fill makes to the protection, never by a trailing
+        // write: a trigger acts only on the version it saw (docs/order-engine.md#the-engine).
+        await db.schema
+          .alterTable('positions')
+          .addColumn('protection_version', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        // The armed orders: a trader's pending list and the engine's start-up load read only these.
+        await db.schema
+          .createIndex('orders_pending_idx')
+          .on('orders')
+          .columns(['account_id', 'id'])
+          .where(sql.ref('status'), '=', 'PENDING')
+          .execute();
+        // The protected open positions the engine loads at start-up.
+        await db.schema
+          .createIndex('positions_protected_idx')
+          .on('positions')
+          .column('id')
+          .where(
+            sql<boolean>`status = 'OPEN' and (stop_loss_e10 is not null or take_profit_e10 is not null or trailing_stop_pips is not null)`,
+          )
+          .execute();
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see up()
+      async down(db: Kysely<any>) {
+        await db.schema.dropIndex('positions_protected_idx').execute();
+        await db.schema.dropIndex('orders_pending_idx').execute();
+        for (const column of ['stop_loss_e10', 'take_profit_e10', 'trailing_stop_pips', 'protection_version']) {
+          await db.schema.alterTable('positions').dropColumn(column).execute();
+        }
+        for (const column of [
+          'time_in_force',
+          'expires_at',
+          'limit_price_e10',
+          'triggered_at',
+          'stop_loss_e10',
+          'take_profit_e10',
+          'trailing_stop_pips',
+        ]) {
+          await db.schema.alterTable('orders').dropColumn(column).execute();
+        }
+      },
+    },
   };
 }

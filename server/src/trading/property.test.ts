@@ -11,7 +11,7 @@ import { createTradingService, type TradingServiceImpl } from './service.js';
 /**
  * Random sequences of orders, closes and ticks against a reference model written
  * independently (decimal.js, 60 digits, no code shared with the service): after every step
- * the service's answer, the stored books (DESIGN §9 invariants) and the account figures
+ * the service's answer, the stored books (docs/trading-rules.md#invariants invariants) and the account figures
  * must match the model. Replay a failure with PROPERTY_SEED=<seed printed below>.
  */
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
@@ -57,7 +57,7 @@ interface ModelPosition {
   avg: Dn;
 }
 
-/** The reference: what DESIGN §2–§3 say should happen, computed the plain way. */
+/** The reference: what docs/trading-rules.md say should happen, computed the plain way. */
 class Model {
   balanceCents: number;
   readonly quotes = new Map<Sym, { bid: Dn; ask: Dn }>();

@@ -1,21 +1,47 @@
-import type { Ordering, OrderSide, OrderStatus, OrderType } from '@pipdesk/contract';
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
-import { lockForUpdate } from '../db/transaction.js';
+import { priceFromE10 } from './math.js';
+import type { StoredOrderStatus } from './order-status.js';
 import type { IdempotencyKeysTable, OrdersTable, PositionsTable, TradesTable } from './tables.js';
+import { accountId, type PositionState, positionId } from './types.js';
 
 /**
  * Any Kysely handle: the database itself or a transaction. Writes run inside `writeTransaction`.
  * The queries of the order path are prepared (built and compiled once, see db/prepared.ts).
+ * Trading accounts and the ledger belong to the accounts module: read and lock them through
+ * `accounts/repo.ts`, never here.
  */
-type Q = Kysely<Database>;
+export type Q = Kysely<Database>;
 
 export type OrderRow = Selectable<OrdersTable>;
 export type TradeRow = Selectable<TradesTable>;
 export type PositionRow = Selectable<PositionsTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
+/** A new order row: its status comes from the order status table (order-status.ts), never a literal. */
+export type NewOrderRow = Omit<Insertable<OrdersTable>, 'status'> & { status: StoredOrderStatus };
+
+/** The exact state of a stored position (what the live book keeps and execution events carry). */
+export function positionStateFromRow(row: PositionRow): PositionState {
+  return {
+    id: positionId(row.id),
+    accountId: accountId(row.account_id),
+    pairId: Number(row.pair_id),
+    symbol: row.symbol,
+    quantityCentilots: Number(row.quantity_centilots),
+    averageEntryPrice: priceFromE10(row.average_entry_price_e10).toString(),
+    status: row.status,
+    realizedPnlMinor: Number(row.realized_pnl_minor),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    closedAt: row.closed_at === null ? null : Number(row.closed_at),
+    stopLoss: row.stop_loss_e10 === null ? null : priceFromE10(row.stop_loss_e10).toString(),
+    takeProfit: row.take_profit_e10 === null ? null : priceFromE10(row.take_profit_e10).toString(),
+    trailingStopPips: row.trailing_stop_pips === null ? null : Number(row.trailing_stop_pips),
+    protectionVersion: Number(row.protection_version),
+  };
+}
 
 /**
  * Runs reads on one consistent snapshot, so a dashboard never shows a balance from after an
@@ -27,56 +53,16 @@ export async function readSnapshot<T>(db: Db, fn: (q: Q) => Promise<T>): Promise
   return db.kind === 'postgres' ? tx.setIsolationLevel('repeatable read').setAccessMode('read only').execute(fn) : tx.execute(fn);
 }
 
-/** The account row by one of its keys, with `FOR UPDATE` on PostgreSQL. */
-const accountForUpdate = (column: 'user_id' | 'id') =>
-  prepare<{ key: number }, Selectable<Database['trading_accounts']>>((q, value, kind) =>
-    lockForUpdate(kind, q.selectFrom('trading_accounts').selectAll().where(column, '=', value('key'))),
-  );
-
-const accountByUserForUpdate = accountForUpdate('user_id');
-const accountByIdForUpdate = accountForUpdate('id');
-
-/**
- * The trader's account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
- * (SQLite's BEGIN IMMEDIATE already serializes writers). Every execution takes it first, so
- * one trader's concurrent orders never spend the same free margin.
- */
-export async function lockAccountByUser(trx: Q, userId: number) {
-  return (await accountByUserForUpdate.execute(trx, { key: userId }))[0];
-}
-
-export async function lockAccountById(trx: Q, accountId: number) {
-  return (await accountByIdForUpdate.execute(trx, { key: accountId }))[0];
-}
-
-export async function findAccountAndProfile(q: Q, userId: number) {
-  return q
-    .selectFrom('trader_profiles')
-    .leftJoin('trading_accounts', 'trading_accounts.profile_id', 'trader_profiles.id')
-    .select([
-      'trader_profiles.id as profile_id',
-      'trading_accounts.id as account_id',
-      'trading_accounts.balance_minor',
-      'trading_accounts.leverage',
-      'trading_accounts.currency',
-      'trading_accounts.status',
-    ])
-    .where('trader_profiles.user_id', '=', userId)
-    .executeTakeFirst();
-}
-
-export async function findAccountByUser(q: Q, userId: number) {
-  return q.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
-}
-
 /**
  * `status = 'OPEN'` written into the SQL, never bound: SQLite compares a bound value with the
  * partial index's `WHERE status = 'OPEN'` and then re-prepares the statement on every run
  * (parse and plan again, most of the query's cost).
  */
 const OPEN = sql.lit<'OPEN'>('OPEN');
+/** The same for the partial index of armed orders (`orders_pending_idx`). */
+const PENDING = sql.lit<'PENDING'>('PENDING');
 
-const openPositionsOfAccount = prepare<{ accountId: number }, PositionRow>((q, value) =>
+const openPositionsOfAccount = prepare<{ accountId: number }, PositionRow>('trading.openPositionsOfAccount', (q, value) =>
   q.selectFrom('positions').selectAll().where('account_id', '=', value('accountId')).where('status', '=', OPEN),
 );
 
@@ -101,10 +87,11 @@ export async function findPosition(q: Q, accountId: number, id: number): Promise
 
 /** An insert of every column but the id, answering the new id. */
 function preparedInsert<T extends 'positions' | 'orders' | 'trades' | 'idempotency_keys'>(
+  name: string,
   table: T,
   columns: ReadonlyArray<keyof Insertable<Database[T]> & string>,
 ) {
-  return prepare<Insertable<Database[T]>, { id: number }>((q, value) =>
+  return prepare<Insertable<Database[T]>, { id: number }>(name, (q, value) =>
     // biome-ignore lint/suspicious/noExplicitAny: Kysely cannot type an insert into a table chosen by a type parameter
     (q as Kysely<any>)
       .insertInto(table)
@@ -113,7 +100,7 @@ function preparedInsert<T extends 'positions' | 'orders' | 'trades' | 'idempoten
   );
 }
 
-const positionInsert = preparedInsert('positions', [
+const positionInsert = preparedInsert('trading.insertPosition', 'positions', [
   'account_id',
   'pair_id',
   'symbol',
@@ -124,9 +111,12 @@ const positionInsert = preparedInsert('positions', [
   'created_at',
   'updated_at',
   'closed_at',
+  'stop_loss_e10',
+  'take_profit_e10',
+  'trailing_stop_pips',
 ]);
 
-const orderInsert = preparedInsert('orders', [
+const orderInsert = preparedInsert('trading.insertOrder', 'orders', [
   'account_id',
   'pair_id',
   'symbol',
@@ -144,9 +134,16 @@ const orderInsert = preparedInsert('orders', [
   'submitted_at',
   'created_at',
   'updated_at',
+  'time_in_force',
+  'expires_at',
+  'limit_price_e10',
+  'triggered_at',
+  'stop_loss_e10',
+  'take_profit_e10',
+  'trailing_stop_pips',
 ]);
 
-const tradeInsert = preparedInsert('trades', [
+const tradeInsert = preparedInsert('trading.insertTrade', 'trades', [
   'account_id',
   'order_id',
   'position_id',
@@ -159,7 +156,7 @@ const tradeInsert = preparedInsert('trades', [
   'executed_at',
 ]);
 
-const idempotencyKeyInsert = preparedInsert('idempotency_keys', [
+const idempotencyKeyInsert = preparedInsert('trading.insertIdempotencyKey', 'idempotency_keys', [
   'user_id',
   'idempotency_key',
   'request_hash',
@@ -168,13 +165,22 @@ const idempotencyKeyInsert = preparedInsert('idempotency_keys', [
   'created_at',
 ]);
 
-/** What an execution changes on a position. */
+/** What an execution changes on a position (its protection included: docs/orders.md#protection-on-positions). */
 export type PositionChanges = Pick<
   PositionRow,
-  'quantity_centilots' | 'average_entry_price_e10' | 'realized_pnl_minor' | 'status' | 'updated_at' | 'closed_at'
+  | 'quantity_centilots'
+  | 'average_entry_price_e10'
+  | 'realized_pnl_minor'
+  | 'status'
+  | 'updated_at'
+  | 'closed_at'
+  | 'stop_loss_e10'
+  | 'take_profit_e10'
+  | 'trailing_stop_pips'
+  | 'protection_version'
 >;
 
-const positionUpdate = prepare<PositionChanges & { id: number }, never>((q, value) =>
+const positionUpdate = prepare<PositionChanges & { id: number }, never>('trading.updatePosition', (q, value) =>
   q
     .updateTable('positions')
     .set({
@@ -184,6 +190,10 @@ const positionUpdate = prepare<PositionChanges & { id: number }, never>((q, valu
       status: value('status'),
       updated_at: value('updated_at'),
       closed_at: value('closed_at'),
+      stop_loss_e10: value('stop_loss_e10'),
+      take_profit_e10: value('take_profit_e10'),
+      trailing_stop_pips: value('trailing_stop_pips'),
+      protection_version: value('protection_version'),
     })
     .where('id', '=', value('id')),
 );
@@ -196,7 +206,7 @@ export async function updatePosition(trx: Q, id: number, changes: PositionChange
   await positionUpdate.execute(trx, { ...changes, id });
 }
 
-export async function insertOrder(trx: Q, row: Insertable<OrdersTable>): Promise<number> {
+export async function insertOrder(trx: Q, row: NewOrderRow): Promise<number> {
   return Number((await orderInsert.execute(trx, row))[0]!.id);
 }
 
@@ -204,79 +214,195 @@ export async function insertTrade(trx: Q, row: Insertable<TradesTable>): Promise
   return Number((await tradeInsert.execute(trx, row))[0]!.id);
 }
 
-export async function recentOrders(q: Q, accountId: number, limit: number, symbol?: string): Promise<OrderRow[]> {
-  let query = q.selectFrom('orders').selectAll().where('account_id', '=', accountId);
-  if (symbol) query = query.where('symbol', '=', symbol);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+// ------------------------------------------------------------------ pending orders and protection (docs/orders.md)
+
+/** An order by id, whoever's (the trigger executor's read; calls scoped to a trader use `findOrder`). */
+const orderById = prepare<{ id: number }, OrderRow>('trading.orderById', (q, value) =>
+  q.selectFrom('orders').selectAll().where('id', '=', value('id')),
+);
+
+export async function findOrderById(q: Q, id: number): Promise<OrderRow | undefined> {
+  return (await orderById.execute(q, { id }))[0];
 }
 
-export async function recentTrades(q: Q, accountId: number, limit: number): Promise<TradeRow[]> {
-  return q.selectFrom('trades').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
+/** An order of this account only: another trader's id is simply not found. */
+export async function findOrder(q: Q, accountId: number, id: number): Promise<OrderRow | undefined> {
+  return q.selectFrom('orders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 }
 
-export interface OrderFilters {
-  /** Upper-case text the symbol must contain. */
-  symbolContains?: string;
-  side?: OrderSide;
-  status?: OrderStatus;
-  orderType?: OrderType;
-  /** Inclusive lower bound on created_at (epoch ms). */
-  createdFrom?: number;
-  /** Inclusive upper bound on created_at (epoch ms). */
-  createdTo?: number;
+/** A position by id, whoever's (the trigger executor's read). */
+const positionById = prepare<{ id: number }, PositionRow>('trading.positionById', (q, value) =>
+  q.selectFrom('positions').selectAll().where('id', '=', value('id')),
+);
+
+export async function findPositionById(q: Q, id: number): Promise<PositionRow | undefined> {
+  return (await positionById.execute(q, { id }))[0];
 }
 
-function filteredOrders(q: Q, accountId: number, f: OrderFilters) {
-  let query = q.selectFrom('orders').where('account_id', '=', accountId);
-  if (f.symbolContains) {
-    // LIKE with the text's own wildcards escaped: "contains", never a pattern.
-    const escaped = f.symbolContains.replace(/[\\%_]/g, (c) => `\\${c}`);
-    query = query.where(sql<boolean>`symbol like ${`%${escaped}%`} escape '\\'`);
-  }
-  if (f.side) query = query.where('side', '=', f.side);
-  if (f.status) query = query.where('status', '=', f.status);
-  if (f.orderType) query = query.where('order_type', '=', f.orderType);
-  if (f.createdFrom !== undefined) query = query.where('created_at', '>=', f.createdFrom);
-  if (f.createdTo !== undefined) query = query.where('created_at', '<=', f.createdTo);
-  return query;
+/** How a PENDING order leaves PENDING (filled, rejected, cancelled, expired); its status comes from the status table. */
+export type PendingOrderSettlement = {
+  status: StoredOrderStatus;
+  filled_quantity_centilots: number;
+  average_fill_price_e10: number | null;
+  rejection_reason: string | null;
+  position_id: number | null;
+  updated_at: number;
+};
+
+const pendingOrderSettle = prepare<PendingOrderSettlement & { id: number }, { id: number }>(
+  'trading.settlePendingOrder',
+  (q, value) =>
+    q
+      .updateTable('orders')
+      .set({
+        status: value('status'),
+        filled_quantity_centilots: value('filled_quantity_centilots'),
+        average_fill_price_e10: value('average_fill_price_e10'),
+        rejection_reason: value('rejection_reason'),
+        position_id: value('position_id'),
+        updated_at: value('updated_at'),
+      })
+      .where('id', '=', value('id'))
+      .where('status', '=', PENDING)
+      .returning('id'),
+);
+
+/**
+ * Moves a PENDING order out of PENDING, guarded by `status = 'PENDING'`: false when it was no
+ * longer PENDING (another path won; the caller writes nothing else).
+ */
+export async function settlePendingOrder(trx: Q, id: number, settlement: PendingOrderSettlement): Promise<boolean> {
+  return (await pendingOrderSettle.execute(trx, { ...settlement, id })).length === 1;
 }
 
-export async function countOrders(q: Q, accountId: number, f: OrderFilters): Promise<number> {
-  const row = await filteredOrders(q, accountId, f)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+/** What a modification of a PENDING order may change. */
+export type PendingOrderChanges = Pick<
+  OrderRow,
+  | 'price_e10'
+  | 'limit_price_e10'
+  | 'time_in_force'
+  | 'expires_at'
+  | 'stop_loss_e10'
+  | 'take_profit_e10'
+  | 'trailing_stop_pips'
+  | 'updated_at'
+>;
+
+/** Changes a PENDING order, guarded by `status = 'PENDING'`; the stored row after, or undefined when it was no longer PENDING. */
+export async function updatePendingOrder(trx: Q, id: number, changes: PendingOrderChanges): Promise<OrderRow | undefined> {
+  return trx
+    .updateTable('orders')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', PENDING)
+    .returningAll()
+    .executeTakeFirst();
 }
 
-const ORDERING_COLUMNS = {
-  created_at: 'created_at',
-  quantity: 'quantity_centilots',
-  average_fill_price: 'average_fill_price_e10',
-} as const;
+const stopLimitTriggeredMark = prepare<{ id: number; at: number }, { id: number }>('trading.markStopLimitTriggered', (q, value) =>
+  q
+    .updateTable('orders')
+    .set({ triggered_at: value('at'), updated_at: value('at') })
+    .where('id', '=', value('id'))
+    .where('status', '=', PENDING)
+    .where('order_type', '=', sql.lit('STOP_LIMIT'))
+    .where('triggered_at', 'is', null)
+    .returning('id'),
+);
 
-/** One page of orders. Ties break on id in the same direction, so pages never overlap; null fill prices sort last. */
-export async function listOrders(
-  q: Q,
-  accountId: number,
-  f: OrderFilters,
-  ordering: Ordering,
-  offset: number,
-  limit: number,
-): Promise<OrderRow[]> {
-  const descending = ordering.startsWith('-');
-  const column = ORDERING_COLUMNS[ordering.replace('-', '') as keyof typeof ORDERING_COLUMNS];
-  const direction = descending ? 'desc' : 'asc';
-  let query = filteredOrders(q, accountId, f).selectAll();
-  query =
-    column === 'average_fill_price_e10'
-      ? query.orderBy(column, (ob) => (descending ? ob.desc() : ob.asc()).nullsLast())
-      : query.orderBy(column, direction);
-  if (column !== 'created_at') query = query.orderBy('created_at', direction);
-  return query.orderBy('id', direction).offset(offset).limit(limit).execute();
+/** Records that a STOP_LIMIT's stop fired (it stays PENDING); false when it was no longer PENDING or already triggered. */
+export async function markStopLimitTriggered(trx: Q, id: number, at: number): Promise<boolean> {
+  return (await stopLimitTriggeredMark.execute(trx, { id, at })).length === 1;
 }
 
-const idempotencyKeyOfUser = prepare<{ userId: number; key: string }, IdempotencyRow>((q, value) =>
-  q.selectFrom('idempotency_keys').selectAll().where('user_id', '=', value('userId')).where('idempotency_key', '=', value('key')),
+/** A position's protection as stored. */
+export type PositionProtection = Pick<PositionRow, 'stop_loss_e10' | 'take_profit_e10' | 'trailing_stop_pips'>;
+
+/** Sets an OPEN position's protection (a trader's change: its `protection_version` is bumped); the row after, or undefined when it is no longer OPEN. */
+export async function updatePositionProtection(
+  trx: Q,
+  id: number,
+  protection: PositionProtection,
+  updatedAt: number,
+): Promise<PositionRow | undefined> {
+  return trx
+    .updateTable('positions')
+    .set((eb) => ({ ...protection, updated_at: updatedAt, protection_version: eb('protection_version', '+', 1) }))
+    .where('id', '=', id)
+    .where('status', '=', OPEN)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+const trailingStopSave = prepare<{ id: number; stopLoss: number; version: number }, { id: number }>(
+  'trading.saveTrailingStop',
+  (q, value) =>
+    q
+      .updateTable('positions')
+      .set({ stop_loss_e10: value('stopLoss') })
+      .where('id', '=', value('id'))
+      .where('status', '=', OPEN)
+      // The protection the engine moved is still the stored one: a trader's or a fill's change since then wins.
+      .where('protection_version', '=', value('version'))
+      // While it trails; or after a change that took the trailing away and left the stop loss out
+      // (version ≥ 1), the stop the engine kept where it trailed to. Never one untouched since it opened without trailing.
+      .where((eb) => eb.or([eb('trailing_stop_pips', 'is not', null), eb('protection_version', '>', 0)]))
+      // Only ever tighter (a LONG's stop up, a SHORT's down): a stop the trader set meanwhile is never loosened.
+      .where((eb) =>
+        eb.or([
+          eb('stop_loss_e10', 'is', null),
+          eb.and([eb('quantity_centilots', '>', 0), eb('stop_loss_e10', '<', value('stopLoss'))]),
+          eb.and([eb('quantity_centilots', '<', 0), eb('stop_loss_e10', '>', value('stopLoss'))]),
+        ]),
+      )
+      .returning('id'),
+);
+
+/**
+ * Writes a trailing stop that moved (or that a change leaving the stop loss out kept), for the
+ * protection version the engine holds; false when the position is gone, never trailed, already has
+ * a tighter stop, or its protection was changed since that version (docs/order-engine.md#the-engine).
+ */
+export async function saveTrailingStop(trx: Q, id: number, stopLossE10: number, version: number): Promise<boolean> {
+  return (await trailingStopSave.execute(trx, { id, stopLoss: stopLossE10, version })).length === 1;
+}
+
+const pendingOrdersOfAccount = prepare<{ accountId: number }, OrderRow>('trading.pendingOrdersOfAccount', (q, value) =>
+  q.selectFrom('orders').selectAll().where('account_id', '=', value('accountId')).where('status', '=', PENDING).orderBy('id'),
+);
+
+/** The account's PENDING orders, oldest first (`symbol`: on that pair only). */
+export async function pendingOrders(q: Q, accountId: number, symbol?: string): Promise<OrderRow[]> {
+  const rows = await pendingOrdersOfAccount.execute(q, { accountId });
+  return symbol === undefined ? rows : rows.filter((r) => r.symbol === symbol);
+}
+
+/** Every PENDING order of every account, oldest first: what the trigger engine arms at start. */
+export async function allPendingOrders(q: Q): Promise<OrderRow[]> {
+  return q.selectFrom('orders').selectAll().where('status', '=', PENDING).orderBy('id').execute();
+}
+
+/** Every OPEN position with protection, oldest first: what the trigger engine arms at start. */
+export async function allProtectedPositions(q: Q): Promise<PositionRow[]> {
+  // Written as the partial index `positions_protected_idx` is, so both databases use it.
+  return q
+    .selectFrom('positions')
+    .selectAll()
+    .where(
+      sql<boolean>`status = 'OPEN' and (stop_loss_e10 is not null or take_profit_e10 is not null or trailing_stop_pips is not null)`,
+    )
+    .orderBy('id')
+    .execute();
+}
+
+const idempotencyKeyOfUser = prepare<{ userId: number; key: string }, IdempotencyRow>(
+  'trading.idempotencyKeyOfUser',
+  (q, value) =>
+    q
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('user_id', '=', value('userId'))
+      .where('idempotency_key', '=', value('key')),
 );
 
 export async function findIdempotencyKey(q: Q, userId: number, key: string): Promise<IdempotencyRow | undefined> {
@@ -292,22 +418,7 @@ export async function deleteIdempotencyKeysBefore(q: Q, before: number): Promise
   return Number(r.numDeletedRows);
 }
 
-/** Every OPEN position with its account: the live cache's starting point. */
-export async function openBook(q: Q) {
-  const accounts = await q
-    .selectFrom('trading_accounts')
-    .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('positions')
-          .select('positions.id')
-          .whereRef('positions.account_id', '=', 'trading_accounts.id')
-          .where('positions.status', '=', OPEN),
-      ),
-    )
-    .orderBy('id')
-    .execute();
-  const positions = await q.selectFrom('positions').selectAll().where('status', '=', OPEN).orderBy('id').execute();
-  return { accounts, positions };
+/** Every OPEN position of every account, oldest first: the live cache's starting point. */
+export async function allOpenPositions(q: Q): Promise<PositionRow[]> {
+  return q.selectFrom('positions').selectAll().where('status', '=', OPEN).orderBy('id').execute();
 }

@@ -165,7 +165,7 @@ describe('GET trading/platform-data/', () => {
 });
 
 describe('POST trading/place-market-order/', () => {
-  it('DESIGN §8 margins through the API', async () => {
+  it('docs/trading-rules.md#numbers-that-must-hold margins through the API', async () => {
     const a = await trader({ leverage: 100 });
     // margin is valued at the mid (1.2000), the order executes at the ask
     quote('EURUSD', 1.19999, 1.20001);
@@ -307,7 +307,7 @@ describe('POST trading/place-market-order/', () => {
 });
 
 describe('POST trading/close-position/{id}/', () => {
-  it('DESIGN §8 P&L through the API: USDJPY −52.42, EURUSD +16.00', async () => {
+  it('docs/trading-rules.md#numbers-that-must-hold P&L through the API: USDJPY −52.42, EURUSD +16.00', async () => {
     const a = await trader();
     quote('USDJPY', 115.03, 115.05);
     const open = (await order(a, 'USDJPY', 'BUY', 0.1)).json().data;

@@ -10,7 +10,7 @@ import { Pricing, valueAccount } from './math.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 import type { ExecutionEvent, PositionState } from './types.js';
 
-/** A pair whose lot is one unit, to replay DESIGN §8's netting example in units. */
+/** A pair whose lot is one unit, to replay the docs/trading-rules.md#numbers-that-must-hold netting example in units. */
 const UNIT_PAIR: Pair = {
   id: 99,
   symbol: 'TSTUSD',
@@ -133,7 +133,7 @@ describe('placing market orders', () => {
     expect(events[1]!.payload).toMatchObject({ trades: [], position_state: { quantityCentilots: 0, status: 'CLOSED' } });
   });
 
-  describe('DESIGN §8 numbers through the service', () => {
+  describe('docs/trading-rules.md#numbers-that-must-hold numbers through the service', () => {
     it('margin: EURUSD 1 lot at 1.2000, leverage 100 → 1,200.00; 0.1 lot at 1.1500, leverage 400 → 28.75', async () => {
       const a = await insertTrader(t.ctx, { leverage: 100 });
       market.set('EURUSD', 1.2, 1.2);

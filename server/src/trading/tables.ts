@@ -1,4 +1,4 @@
-import type { OrderReason, OrderSide, OrderStatus, OrderType } from '@pipdesk/contract';
+import type { OrderReason, OrderSide, OrderStatus, OrderType, TimeInForce } from '@pipdesk/contract';
 import type { Generated } from 'kysely';
 
 /**
@@ -14,7 +14,7 @@ export interface OrdersTable {
   side: OrderSide;
   quantity_centilots: number;
   filled_quantity_centilots: number;
-  /** Requested price; null for market orders. */
+  /** The limit price of a LIMIT, the trigger price of a STOP or STOP_LIMIT; null for market orders. */
   price_e10: number | null;
   average_fill_price_e10: number | null;
   status: OrderStatus;
@@ -26,6 +26,18 @@ export interface OrdersTable {
   submitted_at: number;
   created_at: number;
   updated_at: number;
+  /** docs/orders.md: GTC, or GTD with `expires_at` (epoch ms). Market orders are GTC. */
+  time_in_force: TimeInForce;
+  expires_at: number | null;
+  /** STOP_LIMIT only: the limit it rests at once its stop triggered. */
+  limit_price_e10: number | null;
+  /** STOP_LIMIT: when its stop triggered (it stays PENDING). */
+  triggered_at: number | null;
+  /** The protection the order sets on the position it leaves open (docs/orders.md#protection-on-positions). */
+  stop_loss_e10: number | null;
+  take_profit_e10: number | null;
+  /** Whole pips, 5 to 1,000. */
+  trailing_stop_pips: number | null;
 }
 
 /** An execution. Immutable once written (a correction would be a new ledger entry). */
@@ -58,9 +70,19 @@ export interface PositionsTable {
   created_at: number;
   updated_at: number;
   closed_at: number | null;
+  /** The position's protection (docs/orders.md#protection-on-positions); null when none, always null once closed. */
+  stop_loss_e10: number | null;
+  take_profit_e10: number | null;
+  /** Whole pips, 5 to 1,000. */
+  trailing_stop_pips: number | null;
+  /**
+   * Bumped by every change a trader or a fill makes to the protection, never by a trailing write
+   * (docs/order-engine.md#the-engine); 0 when the position opens.
+   */
+  protection_version: Generated<number>;
 }
 
-/** Idempotency-Key records of order placement (DESIGN §9), written in the order's own transaction. */
+/** Idempotency-Key records of order placement (docs/trading-rules.md#idempotency), written in the order's own transaction. */
 export interface IdempotencyKeysTable {
   id: Generated<number>;
   user_id: number;
@@ -78,4 +100,9 @@ export interface TradingTables {
   trades: TradesTable;
   positions: PositionsTable;
   idempotency_keys: IdempotencyKeysTable;
+}
+
+// The storage layer knows no feature: this module adds its tables to the app's Database type.
+declare module '../db/schema.js' {
+  interface Database extends TradingTables {}
 }

@@ -5,11 +5,14 @@ export type OrderId = number & { readonly __brand: 'OrderId' };
 export type PositionId = number & { readonly __brand: 'PositionId' };
 export type TradeId = number & { readonly __brand: 'TradeId' };
 export type AccountId = number & { readonly __brand: 'AccountId' };
+/** A trader (the auth module's user id) as trading's commands and queries take it. */
+export type UserId = number & { readonly __brand: 'UserId' };
 
 export const orderId = (n: number | bigint) => Number(n) as OrderId;
 export const positionId = (n: number | bigint) => Number(n) as PositionId;
 export const tradeId = (n: number | bigint) => Number(n) as TradeId;
 export const accountId = (n: number | bigint) => Number(n) as AccountId;
+export const userId = (n: number | bigint) => Number(n) as UserId;
 
 /** Lots are held as integer hundredths ("centilots"): 0.01 lot = 1, 1 lot = 100. */
 export const CENTILOTS_PER_LOT = 100;
@@ -35,6 +38,16 @@ export interface PositionState {
   createdAt: number;
   updatedAt: number;
   closedAt: number | null;
+  /**
+   * The position's protection (docs/orders.md#protection-on-positions) as exact decimal text; null or
+   * absent when none (absent in states built by hand, e.g. tests of the live book).
+   */
+  stopLoss?: string | null;
+  takeProfit?: string | null;
+  /** Trailing distance in whole pips. */
+  trailingStopPips?: number | null;
+  /** `protection_version`: bumped by every change a trader or a fill makes to the protection (absent in states built by hand). */
+  protectionVersion?: number;
 }
 
 /**

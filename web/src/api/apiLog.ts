@@ -1,4 +1,4 @@
-/** The last API calls, for support: spec §9 keeps at most 100 in session storage. */
+/** The last API calls, for support: docs/screens.md#constants keeps at most 100 in session storage. */
 export const API_LOG_KEY = 'pipdesk.apiLog';
 export const API_LOG_LIMIT = 100;
 

@@ -37,7 +37,7 @@ interface RawAnswer {
   body: unknown;
 }
 
-// The refresh answer's `refresh` is optional in spec §7; the old one is kept when absent.
+// The refresh answer's `refresh` is optional in docs/api.md#auth-calls; the old one is kept when absent.
 const refreshAnswerSchema = enveloped(refreshResponseSchema.partial({ refresh: true }));
 
 /** A success envelope `{success: true, data}` whose data `schema` validates. */
@@ -55,7 +55,7 @@ export function enveloped<T>(schema: Schema<T>): Schema<T> {
 export const anyAnswer: Schema<unknown> = { parse: (v) => v };
 
 /**
- * The typed HTTP client of every call (spec §7): JSON, the bearer token when one is stored,
+ * The typed HTTP client of every call (docs/api.md#conventions): JSON, the bearer token when one is stored,
  * the 401 rule (one refresh shared by concurrent callers, one retry, else the session ends)
  * and the API call log.
  */

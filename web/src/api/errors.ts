@@ -32,13 +32,19 @@ export function serverMessageOf(body: unknown): string | undefined {
   return text(b.error) ?? text(b.detail) ?? text(b.message);
 }
 
+/** What a call with no answer reads where the screen has no text of its own (docs/screens.md#error-texts). */
+export const NETWORK_FAILURE_TEXT = "Can't reach the server. Check your connection.";
+
 /**
- * The text shown for a failed call, with spec §8's precedence: the server's error, detail or
+ * The text shown for a failed call, with the docs/screens.md#error-texts precedence: the server's error, detail or
  * message; else `failedText` (the server answered without one); else the exception's own
- * message (a network failure); else `unexpectedText`.
+ * message; else `unexpectedText` (or `failedText` without one). A call that got no answer at
+ * all (a `NetworkError`) reads the screen's `unexpectedText` when the spec gives one, else
+ * `NETWORK_FAILURE_TEXT`: never the browser's "Failed to fetch".
  */
-export function errorMessage(err: unknown, failedText: string, unexpectedText: string): string {
+export function errorMessage(err: unknown, failedText: string, unexpectedText?: string): string {
   if (err instanceof ApiError) return err.serverMessage ?? failedText;
+  if (err instanceof NetworkError) return unexpectedText ?? NETWORK_FAILURE_TEXT;
   if (err instanceof Error && err.message.trim() !== '') return err.message;
-  return unexpectedText;
+  return unexpectedText ?? failedText;
 }

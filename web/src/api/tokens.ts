@@ -1,5 +1,5 @@
 /**
- * The access and refresh tokens, kept in localStorage (spec §3: "kept in browser storage")
+ * The access and refresh tokens, kept in localStorage (docs/screens.md#sign-in-and-session: "kept in browser storage")
  * so a reload and a second tab stay signed in.
  */
 export interface StoredTokens {

@@ -10,7 +10,7 @@ async function renderSignedIn(path: string) {
   return view;
 }
 
-describe('layout and routes (spec §2)', () => {
+describe('layout and routes (docs/screens.md#routes)', () => {
   beforeEach(() => {
     new FakeAuthServer().install().signedInBefore();
   });

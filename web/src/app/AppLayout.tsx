@@ -5,7 +5,7 @@ import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
 import { ConnectionIndicator } from '../realtime/ConnectionStatus';
 import './layout.css';
 
-/** The header's navigation (spec §2). Add a screen here when it should be in the menu. */
+/** The header's navigation (docs/screens.md#header). Add a screen here when it should be in the menu. */
 const NAV_LINKS = [
   { to: '/', label: 'Dashboard', end: true },
   { to: '/orders', label: 'Orders', end: false },

@@ -8,6 +8,7 @@ import { NewsPage } from '../features/news/NewsPage';
 import { OrdersPage } from '../features/orders/OrdersPage';
 import { PairPage } from '../features/pair/PairPage';
 import { LiveTradingProvider } from '../features/trading';
+import { NoticeProvider } from '../notices/NoticeProvider';
 import { AppLayout } from './AppLayout';
 
 /** Where the trader was going when the sign-in screen came up. */
@@ -15,12 +16,17 @@ interface LoginLocationState {
   from?: string;
 }
 
-/** Screens behind the sign-in: the loading text while the session is checked, else /login. */
+/**
+ * Screens behind the sign-in: the loading text while the session is checked, else /login.
+ * The sign-in returns to the page asked for, or left when the session expired; never after a
+ * Logout, when the next to sign in may be someone else (docs/screens.md#sign-in-and-session).
+ */
 function RequireSession({ children }: { children: ReactNode }) {
   const { state } = useSession();
   const location = useLocation();
   if (state.status === 'checking') return <LoadingScreen />;
   if (state.status === 'signed-out') {
+    if (state.loggedOut) return <Navigate to="/login" replace />;
     const from = `${location.pathname}${location.search}${location.hash}`;
     return <Navigate to="/login" replace state={{ from } satisfies LoginLocationState} />;
   }
@@ -46,7 +52,7 @@ function LoginRoute() {
   return <LoginPage />;
 }
 
-/** The routes of spec §2. A new screen is one more <Route> under the layout. */
+/** The routes of docs/screens.md#routes. A new screen is one more <Route> under the layout. */
 export function AppRoutes() {
   return (
     <Routes>
@@ -54,10 +60,13 @@ export function AppRoutes() {
       <Route
         element={
           <RequireSession>
-            {/* One trading socket and price feed for every signed-in screen (spec §4). */}
-            <LiveTradingProvider>
-              <AppLayout />
-            </LiveTradingProvider>
+            {/* One trading socket and price feed for every signed-in screen (docs/screens.md#live-data-and-polling),
+                and the notices that report what happened on any of them (docs/screens.md#notices). */}
+            <NoticeProvider>
+              <LiveTradingProvider>
+                <AppLayout />
+              </LiveTradingProvider>
+            </NoticeProvider>
           </RequireSession>
         }
       >

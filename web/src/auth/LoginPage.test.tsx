@@ -18,7 +18,7 @@ async function signIn(email: string, password: string) {
   await user.click(screen.getByRole('button', { name: 'Sign in' }));
 }
 
-describe('login screen (spec §2)', () => {
+describe('login screen (docs/screens.md#sign-in-and-session)', () => {
   let server: FakeAuthServer;
 
   beforeEach(() => {
@@ -64,7 +64,7 @@ describe('login screen (spec §2)', () => {
     expect(window.location.pathname).toBe('/orders');
   });
 
-  describe('error precedence (spec §8)', () => {
+  describe('error precedence (docs/screens.md#error-texts)', () => {
     it("shows the server's error", async () => {
       renderLogin();
       await signIn(DEMO_USER.email, 'wrong-password');
@@ -96,11 +96,11 @@ describe('login screen (spec §2)', () => {
       expect(server.callsTo(LOGIN)).toHaveLength(2);
     });
 
-    it("shows the network error's message when the server cannot be reached", async () => {
+    it("shows the spec's An error occurred during login. when the server cannot be reached, never Failed to fetch", async () => {
       server.script(LOGIN, 'network-error');
       renderLogin();
       await signIn(DEMO_USER.email, DEMO_PASSWORD);
-      expect(await screen.findByRole('alert')).toHaveTextContent(/^Failed to fetch$/);
+      expect(await screen.findByRole('alert')).toHaveTextContent(/^An error occurred during login\.$/);
     });
 
     it('shows An error occurred during login. when the failure has no message at all', async () => {

@@ -4,12 +4,12 @@ import { Alert, Button, Field, Input, LogoMark } from '../components';
 import { useSession } from './SessionProvider';
 import './login.css';
 
-/** Spec §8: the login failure texts, in their order of precedence. */
+/** docs/screens.md#error-texts: the login failure texts, in their order of precedence. */
 export function loginErrorText(err: unknown): string {
   return errorMessage(err, 'Login failed', 'An error occurred during login.');
 }
 
-/** The only screen before sign-in (spec §2). */
+/** The only screen before sign-in (docs/screens.md#sign-in-and-session). */
 export function LoginPage() {
   const { login } = useSession();
   const [email, setEmail] = useState('');

@@ -26,7 +26,7 @@ function storedTokens() {
   return { access: localStorage.getItem('pipdesk.accessToken'), refresh: localStorage.getItem('pipdesk.refreshToken') };
 }
 
-describe('session (spec §4)', () => {
+describe('session (docs/screens.md#sign-in-and-session)', () => {
   let server: FakeAuthServer;
 
   beforeEach(() => {

@@ -2,14 +2,21 @@ import { type LoginResponse, loginResponseSchema, type UserDto, userSchema } fro
 import { type ApiClient, anyAnswer, enveloped, NetworkError, type TokenChange, type TokenStore } from '../api';
 import { isAccessTokenUsable, isRefreshTokenUsable, REFRESH_RETRY_MS, refreshDelay } from './tokenRules';
 
-export type SessionState = { status: 'checking' } | { status: 'signed-out' } | { status: 'signed-in'; user: UserDto };
+/**
+ * `loggedOut`: the trader pressed Logout (here or in another tab of this browser), so the next
+ * sign-in starts on the dashboard, not on the page they left: it may be someone else.
+ */
+export type SessionState =
+  | { status: 'checking' }
+  | { status: 'signed-out'; loggedOut?: boolean }
+  | { status: 'signed-in'; user: UserDto };
 
 const loginAnswer = enveloped<LoginResponse>(loginResponseSchema);
 /** Logout gets a few seconds; the tokens are already gone locally by then. */
 const LOGOUT_TIMEOUT_MS = 5_000;
 
 /**
- * The trader's session (spec §4): checks the stored tokens at start-up, signs in and out,
+ * The trader's session (docs/screens.md#sign-in-and-session): checks the stored tokens at start-up, signs in and out,
  * and renews the access token 10 minutes before it expires. Framework-free so the rules
  * read in one place; `SessionProvider` exposes it to React.
  */
@@ -85,11 +92,12 @@ export class SessionController {
     this.setState({ status: 'signed-in', user: data.user });
   }
 
-  /** Signs out at once locally; the server is told on the way, and its failure is ignored (spec §7). */
+  /** Signs out at once locally; the server is told on the way, and its failure is ignored (docs/screens.md#sign-in-and-session). */
   async logout(): Promise<void> {
     const { access, refresh } = this.tokens.read();
+    // Signed out before the tokens go: clearing them would otherwise sign out as "expired" first.
+    this.signedOut(true);
     this.tokens.clear();
-    this.signedOut();
     if (!access && !refresh) return;
     try {
       await this.api.request('/auth/logout/', {
@@ -102,7 +110,7 @@ export class SessionController {
         signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
       });
     } catch {
-      // Spec §7: a failed logout call is ignored; the tokens are already gone from this browser.
+      // docs/screens.md#sign-in-and-session: a failed logout call is ignored; the tokens are already gone from this browser.
     }
   }
 
@@ -113,8 +121,10 @@ export class SessionController {
       if (change.external && this.state.status === 'signed-out') void this.start();
     } else {
       clearTimeout(this.refreshTimer);
-      // Cleared here or in another tab (logout there): this tab is signed out too.
-      if (this.state.status === 'signed-in') this.signedOut();
+      // Cleared here or in another tab (logout there): this tab is signed out too. From another
+      // tab it counts as a logout: that tab may have been a Logout, and the next trader's
+      // sign-in must not open the last one's page.
+      if (this.state.status === 'signed-in') this.signedOut(change.external);
     }
   }
 
@@ -132,19 +142,23 @@ export class SessionController {
       await this.api.refreshTokens(); // the new tokens reschedule through onTokensChanged
     } catch (err) {
       if (generation !== this.generation) return;
-      // No answer: try again shortly. Refused: the session is over (spec §4).
+      // No answer: try again shortly. Refused: the session is over (docs/screens.md#sign-in-and-session).
       if (err instanceof NetworkError) this.scheduleRefresh(REFRESH_RETRY_MS);
       else this.api.endSession();
     }
   }
 
-  private signedOut(): void {
+  private signedOut(loggedOut = false): void {
     clearTimeout(this.refreshTimer);
-    this.setState({ status: 'signed-out' });
+    this.setState(loggedOut ? { status: 'signed-out', loggedOut } : { status: 'signed-out' });
   }
 
   private setState(next: SessionState): void {
-    if (this.state.status === next.status && next.status !== 'signed-in') return;
+    const same =
+      this.state.status === next.status &&
+      next.status !== 'signed-in' &&
+      (next.status !== 'signed-out' || (this.state as { loggedOut?: boolean }).loggedOut === next.loggedOut);
+    if (same) return;
     this.state = next;
     for (const l of [...this.listeners]) l();
   }

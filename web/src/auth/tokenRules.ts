@@ -1,8 +1,8 @@
-/** Spec §4 and §9: the access token counts as expired 5 minutes early. */
+/** docs/screens.md#sign-in-and-session: the access token counts as expired 5 minutes early. */
 export const EARLY_EXPIRY_MS = 5 * 60_000;
-/** Spec §4 and §9: the automatic refresh runs 10 minutes before the access token expires. */
+/** docs/screens.md#sign-in-and-session: the automatic refresh runs 10 minutes before the access token expires. */
 export const REFRESH_LEAD_MS = 10 * 60_000;
-/** Spec §4: when the token expires sooner than that, the refresh runs after 1 second. */
+/** docs/screens.md#sign-in-and-session: when the token expires sooner than that, the refresh runs after 1 second. */
 export const SOON_REFRESH_DELAY_MS = 1_000;
 /** How long a scheduled refresh that got no answer waits before trying again. */
 export const REFRESH_RETRY_MS = 30_000;

@@ -1,4 +1,4 @@
-/** Spec §2: the shared loading text while the platform starts. */
+/** docs/screens.md#sign-in-and-session: the shared loading text while the platform starts. */
 export const LOADING_TEXT = 'Loading trading platform...';
 
 /** A decorative spinner; the text beside it says what is loading. */

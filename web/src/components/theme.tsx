@@ -6,12 +6,26 @@ export type Theme = 'dark' | 'light';
 /** Read before React starts by public/theme-init.js too, so the first paint has the right colours. */
 export const THEME_KEY = 'pipdesk.theme';
 
-function storedTheme(): Theme {
+/** The system's preference (public/theme-init.js asks the same query). */
+const LIGHT_QUERY = '(prefers-color-scheme: light)';
+
+/** The theme the trader picked in this browser, or null while they have not. */
+function pickedTheme(): Theme | null {
   try {
-    return window.localStorage.getItem(THEME_KEY) === 'light' ? 'light' : 'dark';
+    const stored = window.localStorage.getItem(THEME_KEY);
+    return stored === 'light' || stored === 'dark' ? stored : null;
   } catch {
-    return 'dark';
+    return null;
   }
+}
+
+function lightQuery(): MediaQueryList | null {
+  return typeof window.matchMedia === 'function' ? window.matchMedia(LIGHT_QUERY) : null;
+}
+
+/** The system's colour scheme; dark (the trading default) when the browser does not say. */
+function systemTheme(): Theme {
+  return lightQuery()?.matches ? 'light' : 'dark';
 }
 
 interface ThemeContextValue {
@@ -22,16 +36,32 @@ interface ThemeContextValue {
 
 const ThemeContext = createContext<ThemeContextValue | null>(null);
 
-/** The dark trading theme by default, or the light one; remembered per browser. */
+/**
+ * The theme follows the system's `prefers-color-scheme` (dark when it says nothing) until the
+ * trader picks one with the toggle; the pick is remembered per browser and then wins.
+ */
 export function ThemeProvider({ children }: { children: ReactNode }) {
-  const [theme, setThemeState] = useState<Theme>(storedTheme);
+  const [picked, setPicked] = useState<Theme | null>(pickedTheme);
+  const [system, setSystem] = useState<Theme>(systemTheme);
+  const theme = picked ?? system;
+
+  useEffect(() => {
+    const query = lightQuery();
+    if (!query) return;
+    const follow = () => setSystem(query.matches ? 'light' : 'dark');
+    follow();
+    query.addEventListener('change', follow);
+    return () => query.removeEventListener('change', follow);
+  }, []);
+
   useEffect(() => {
     const root = document.documentElement;
     root.dataset.theme = theme;
     root.style.colorScheme = theme;
   }, [theme]);
+
   const setTheme = useCallback((next: Theme) => {
-    setThemeState(next);
+    setPicked(next);
     try {
       window.localStorage.setItem(THEME_KEY, next);
     } catch {

@@ -22,7 +22,7 @@ export interface RecordedCall {
 export type Reply = { status: number; body?: unknown } | 'network-error';
 
 /**
- * A stand-in for the server's auth calls (DESIGN §4), installed as `fetch`: it issues JWTs
+ * A stand-in for the server's auth calls (docs/api.md#auth-calls), installed as `fetch`: it issues JWTs
  * with real `exp` claims from the (possibly fake) clock, rotates single-use refresh tokens,
  * and records every request so tests can assert what the app sent.
  */

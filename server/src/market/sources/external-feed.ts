@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { Clock } from '../../core/clock.js';
-import type { Pair, PriceSource, Quote } from '../index.js';
 import { quoteFromBidAsk } from '../quotes.js';
+import type { Pair, PriceSource, Quote } from '../types.js';
 import { realTimers, type Timers } from './timers.js';
 
 /**

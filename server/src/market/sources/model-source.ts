@@ -1,12 +1,12 @@
 import type { Clock } from '../../core/clock.js';
 import { bucketStart } from '../candles.js';
 import { isMajor } from '../catalogue.js';
-import type { Pair, PriceSource, Quote } from '../index.js';
 import { LegModel, legsFromMids } from '../legs.js';
 import { MarketPath, type SeriesSampler } from '../market-path.js';
 import { quoteAround } from '../quotes.js';
 import { createRng, type Rng } from '../random.js';
 import { type BarSeries, barAt, WALK_KEYS_MS, walkKeys, walkValue } from '../replay-data.js';
+import type { Pair, PriceSource, Quote } from '../types.js';
 import { realTimers, type Timers } from './timers.js';
 
 export interface ModelSourceOptions {

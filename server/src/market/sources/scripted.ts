@@ -1,4 +1,4 @@
-import type { PriceSource, Quote } from '../index.js';
+import type { PriceSource, Quote } from '../types.js';
 
 /**
  * A price source driven by hand (tests, demos): `push` emits a tick as if the market sent it.

@@ -104,7 +104,7 @@ function setup() {
 }
 
 describe('LiveBook', () => {
-  it('values DESIGN §8 positions: EURUSD margin 1,200.00 at 1.2000 / 100:1; USDJPY −52.42 USD at 114.45', () => {
+  it('values docs/trading-rules.md#numbers-that-must-hold positions: EURUSD margin 1,200.00 at 1.2000 / 100:1; USDJPY −52.42 USD at 114.45', () => {
     const { book, tick } = setup();
     tick(quote('EURUSD', 1.2, 0));
     tick(quote('USDJPY', 114.45, 0));

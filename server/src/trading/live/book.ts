@@ -1,5 +1,14 @@
-import { type ConversionStep, conversionRoute, Dec, marginUsd, midOf, pnlInQuote, rateAlong, UsdRate } from '@pipdesk/contract';
+import {
+  type AccountFigures,
+  accountFiguresFromTotals,
+  type ConversionStep,
+  conversionRoute,
+  Dec,
+  rateAlong,
+  UsdRate,
+} from '@pipdesk/contract';
 import type { Pair, Quote } from '../../market/index.js';
+import { type ExactQuote, exactQuote, type PositionValue, valueOpenPosition } from '../math.js';
 import type { OpenBookAccount, PositionState } from '../types.js';
 
 /** One open position in memory, valued at the latest prices. */
@@ -42,21 +51,15 @@ export interface LiveAccount {
   risk: { marginCallArmed: boolean; stopOutRunning: boolean; retryAt: number };
 }
 
-/** Account figures of DESIGN §3, exact. */
-export interface Figures {
+/** Account figures of docs/trading-rules.md#account-figures, exact (the contract's `accountFiguresFromTotals`), with the balance and leverage. */
+export interface Figures extends AccountFigures {
   balance: Dec;
-  equity: Dec;
-  marginUsed: Dec;
-  freeMargin: Dec;
-  /** Percent; null with no margin used. */
-  marginLevel: Dec | null;
   leverage: number;
 }
 
 interface PriceState {
-  bid: Dec;
-  ask: Dec;
-  mid: Dec;
+  exact: ExactQuote;
+  /** Bid and ask as the numbers sent to clients. */
   bidNumber: number;
   askNumber: number;
 }
@@ -83,6 +86,8 @@ export class LiveBook {
   private readonly pairs = new Map<string, Pair>();
   private readonly touched: LiveAccount[] = [];
   private epoch = 0;
+  /** Reused by every revaluation: a tick values its positions without allocating a result each. */
+  private readonly value: PositionValue = { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
 
   constructor(
     catalogue: readonly Pair[],
@@ -253,36 +258,41 @@ export class LiveBook {
   }
 
   private setPrice(quote: Quote): void {
-    // Exactly as the order path prices (trading/math.ts Pricing): bid and ask at the pair's
-    // digits, the mid their exact middle, so streamed figures equal the REST answers.
-    const digits = this.pairs.get(quote.symbol)?.digits ?? 5;
-    const bid = Dec.from(quote.bid).round(digits);
-    const ask = Dec.from(quote.ask).round(digits);
-    this.prices.set(quote.symbol, { bid, ask, mid: midOf(bid, ask), bidNumber: bid.toNumber(), askNumber: ask.toNumber() });
+    const exact = exactQuote(quote.bid, quote.ask, this.pairs.get(quote.symbol)?.digits ?? 5);
+    this.prices.set(quote.symbol, { exact, bidNumber: exact.bid.toNumber(), askNumber: exact.ask.toNumber() });
     const currencies = this.rateSymbols.get(quote.symbol);
     if (!currencies) return;
     for (const currency of currencies) this.rates.set(currency, rateAlong(this.routes.get(currency) ?? [], this.midOf));
   }
 
-  private readonly midOf = (symbol: string): Dec | undefined => this.prices.get(symbol)?.mid;
+  private readonly midOf = (symbol: string): Dec | undefined => this.prices.get(symbol)?.exact.mid;
 
-  /** Values one position at current prices and applies the change to its account's sums. */
+  /**
+   * Values one position at current prices (the order path's `valueOpenPosition`) and applies
+   * the change to its account's sums. Until every price it needs is there, its P&L and margin
+   * count as 0, so risk never decides on a partly valued account.
+   */
   private revalue(position: LivePosition): void {
     const account = position.account;
     const price = this.prices.get(position.pair.symbol);
     const quoteRate = this.rates.get(position.pair.quoteCurrency);
     const baseRate = this.rates.get(position.pair.baseCurrency);
-    let unrealized = Dec.ZERO;
-    let margin = Dec.ZERO;
     const valued = price !== undefined && quoteRate !== undefined && baseRate !== undefined;
+    const value = valueOpenPosition(
+      this.value,
+      position.signedUnits,
+      position.entry,
+      account.leverage,
+      price?.exact,
+      quoteRate,
+      baseRate,
+    );
     if (price) {
-      position.currentPrice = position.long ? price.bid : price.ask;
+      position.currentPrice = value.currentPrice;
       position.currentPriceNumber = position.long ? price.bidNumber : price.askNumber;
     }
-    if (valued) {
-      unrealized = quoteRate.convert(pnlInQuote(position.signedUnits, position.entry, position.long ? price.bid : price.ask));
-      margin = marginUsd(position.signedUnits, baseRate, account.leverage);
-    }
+    const unrealized = valued ? value.unrealizedPnl : Dec.ZERO;
+    const margin = valued ? value.margin : Dec.ZERO;
     account.unrealizedSum = account.unrealizedSum.plus(unrealized).minus(position.unrealized);
     account.marginSum = account.marginSum.plus(margin).minus(position.margin);
     if (valued !== position.valued) account.unvalued += valued ? -1 : 1;
@@ -320,14 +330,9 @@ export class LiveBook {
 
   figures(account: LiveAccount): Figures {
     const balance = Dec.scaled(account.balanceMinor, 2);
-    const equity = balance.plus(account.unrealizedSum);
-    const marginUsed = account.marginSum;
     return {
       balance,
-      equity,
-      marginUsed,
-      freeMargin: equity.minus(marginUsed),
-      marginLevel: marginUsed.isZero() ? null : equity.div(marginUsed).times(HUNDRED),
+      ...accountFiguresFromTotals(balance, account.unrealizedSum, account.marginSum),
       leverage: account.leverage,
     };
   }

@@ -10,7 +10,7 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 
 /**
- * DESIGN §1: several nodes behind a load balancer (PostgreSQL + Redis). A trader's socket on
+ * docs/operations.md#one-process-or-many: several nodes behind a load balancer (PostgreSQL + Redis). A trader's socket on
  * one node hears about executions on another, follows the leader's ticks, and only the leader
  * runs stop-outs (exactly one close per position). Without PostgreSQL and Redis the same
  * scenario runs on one node.

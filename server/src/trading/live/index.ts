@@ -6,8 +6,16 @@ import type { AppContext } from '../../core/context.js';
 import { errors } from '../../errors.js';
 import type { MarketModule } from '../../market/index.js';
 import type { BusEvents } from '../../realtime/bus.js';
-import { positionDto } from '../dto.js';
-import { BALANCE_ADJUSTED_TOPIC, type TradingService } from '../service.js';
+import {
+  BALANCE_ADJUSTED_TOPIC,
+  type BalanceAdjustedPayload,
+  ORDER_UPDATE_TOPIC,
+  type OrderUpdatePayload,
+  POSITION_PROTECTION_TOPIC,
+  type PositionProtectionPayload,
+} from '../events.js';
+import { positionDto } from '../presenter.js';
+import type { TradingService } from '../service.js';
 import type { ExecutionEvent } from '../types.js';
 import { type Figures, type LiveAccount, LiveBook, type LivePosition } from './book.js';
 import type { TradingConnection } from './connection.js';
@@ -45,15 +53,9 @@ export interface LiveTradingOptions {
   socket?: Partial<TradingSocketOptions>;
 }
 
-/** Payload of the service's 'trading.balance_adjusted' message (negative balance protection). */
-interface BalanceAdjusted {
-  accountId: number;
-  balance_minor: number;
-}
-
 /**
  * The realtime and risk half of trading: the in-memory open book (valued on every tick),
- * margin call and stop-out, and the /ws/trading/ socket with its streams (DESIGN §3, §5, §9).
+ * margin call and stop-out, and the /ws/trading/ socket with its streams (docs/trading-rules.md#margin-call-and-stop-out, docs/api.md#trading-socket, docs/operations.md#socket-hardening).
  */
 export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, options: LiveTradingOptions = {}): LiveTrading {
   const { market, service } = deps;
@@ -91,7 +93,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     let account = book.accountOfUser(userId);
     if (!account) {
       const row = await findAccountByUser(ctx.db.kysely, userId);
-      if (!row) throw errors.notFound('Trading account not found');
+      if (!row) throw errors.tradingAccountNotFound();
       // An execution event may have created it meanwhile; ensureAccount keeps that newer state.
       account = book.ensureAccount(Number(row.id), userId, Number(row.balance_minor), Number(row.leverage));
     }
@@ -118,10 +120,37 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       encodeMessage('order_confirmation', {
         data: { order: payload.order, position: payload.position, execution_details: payload.execution_details },
       }),
+      // docs/api.md#trading-socket: every change of an order, an execution's too (made here, not a second bus message).
+      encodeMessage('order_update', { data: { order: payload.order } }),
     ];
     if (payload.trades.length > 0) frames.push(encodeMessage('pnl_update', { trades: payload.trades }));
     if (payload.position_state) frames.push(encodeMessage('positions_update', { data: openPositionDtos(account) }));
     for (const conn of conns) conn.sendBatch(frames);
+  }
+
+  /** A change of one of the trader's orders that is not an execution (placed, modified, triggered, cancelled, expired). */
+  function onOrderUpdate({ userId, order }: OrderUpdatePayload): void {
+    const conns = sockets.forUser(userId);
+    if (!conns || conns.size === 0) return;
+    const frame = encodeMessage('order_update', { data: { order } });
+    for (const conn of conns) conn.sendRaw(frame);
+  }
+
+  /** The trader changed a position's protection: the live book keeps it, the trader's sockets see the positions again. */
+  function onPositionProtection(change: PositionProtectionPayload): void {
+    const account = book?.account(change.accountId);
+    const position = account?.positions.get(change.positionId);
+    if (!account || !position) return;
+    position.state = {
+      ...position.state,
+      stopLoss: change.stopLoss,
+      takeProfit: change.takeProfit,
+      trailingStopPips: change.trailingStopPips,
+    };
+    const conns = sockets.forUser(change.userId);
+    if (!conns || conns.size === 0) return;
+    const frame = encodeMessage('positions_update', { data: openPositionDtos(account) });
+    for (const conn of conns) conn.sendRaw(frame);
   }
 
   function onMarginCall(account: LiveAccount, figures: Figures): void {
@@ -161,7 +190,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
         service,
         marginCallLevel: ctx.config.marginCallLevel,
         stopOutLevel: ctx.config.stopOutLevel,
-        // DESIGN §1: in a multi-node deployment only the price-source leader closes positions.
+        // docs/operations.md#one-process-or-many: in a multi-node deployment only the price-source leader closes positions.
         runsStopOuts: () => market.isLeader(),
         onMarginCall,
         clock: ctx.clock,
@@ -175,8 +204,11 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       unsubscribers.push(
         ctx.bus.subscribe('execution', (event) => inOrder(() => onExecution(event))),
         ctx.bus.subscribe('message', ({ topic, payload }) => {
+          if (topic === ORDER_UPDATE_TOPIC) return onOrderUpdate(payload as OrderUpdatePayload);
+          if (topic === POSITION_PROTECTION_TOPIC)
+            return inOrder(() => onPositionProtection(payload as PositionProtectionPayload));
           if (topic !== BALANCE_ADJUSTED_TOPIC) return;
-          const { accountId, balance_minor } = payload as BalanceAdjusted;
+          const { accountId, balance_minor } = payload as BalanceAdjustedPayload;
           inOrder(() => live.setBalance(accountId, balance_minor));
         }),
         ctx.bus.subscribe('session_revoked', ({ sessionId }) => sockets.closeSession(sessionId)),

@@ -68,11 +68,11 @@ function harness(options: { runsStopOuts?: boolean; balanceMinor?: number; close
         await options.closeGate?.();
         if (service.failNext === 'conflict') {
           service.failNext = undefined;
-          throw errors.conflict('Position is already closed', 'POSITION_CLOSED');
+          throw errors.positionClosed();
         }
         const account = book.account(1)!;
         const live = account.positions.get(id);
-        if (!live) throw errors.conflict('Position is already closed', 'POSITION_CLOSED');
+        if (!live) throw errors.positionClosed();
         const price = prices.get(live.state.symbol)!;
         const pnlMinor = pnlInQuote(live.signedUnits, live.entry, price).toScaledNumber(2);
         closes.push({ positionId: id, reason, pnlMinor });

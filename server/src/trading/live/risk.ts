@@ -11,9 +11,9 @@ export type RiskService = Pick<TradingService, 'closePosition' | 'protectNegativ
 export interface RiskDeps {
   book: LiveBook;
   service: RiskService;
-  /** Percent (DESIGN §3: 100). */
+  /** Percent (docs/trading-rules.md#margin-call-and-stop-out: 100). */
   marginCallLevel: number;
-  /** Percent (DESIGN §3: 50). */
+  /** Percent (docs/trading-rules.md#margin-call-and-stop-out: 50). */
   stopOutLevel: number;
   /** Whether this node runs stop-outs: only one node of a deployment may (the price-source leader). */
   runsStopOuts(): boolean;
@@ -27,7 +27,7 @@ export interface RiskDeps {
 const RETRY_AFTER_MS = 1_000;
 
 /**
- * Margin call and stop-out (DESIGN §3), evaluated in memory for every account whose figures
+ * Margin call and stop-out (docs/trading-rules.md#margin-call-and-stop-out), evaluated in memory for every account whose figures
  * changed, connected or not. A stop-out closes the largest loser, recomputes, and repeats
  * while the margin level is still at or below the stop-out level, then applies negative
  * balance protection. One stop-out at a time per account.

@@ -8,7 +8,7 @@ import { CLOSE_POLICY, CLOSE_UNAUTHENTICATED, TradingConnection } from './connec
 import type { Pacing } from './pacer.js';
 
 export interface TradingSocketOptions {
-  /** A connection that has not authenticated after this long is closed with 4001 (DESIGN §5: 10 s). */
+  /** A connection that has not authenticated after this long is closed with 4001 (docs/api.md#trading-socket: 10 s). */
   authTimeoutMs: number;
   /** How often deadlines (authentication, token expiry) are checked. */
   sweepIntervalMs: number;
@@ -47,7 +47,7 @@ interface Deps {
 
 /**
  * /ws/trading/: the authenticate handshake, message dispatch and the socket hardening of
- * DESIGN §9 (rate limit; closing on logout, disable and token expiry). Keeps the node's
+ * docs/operations.md#socket-hardening (rate limit; closing on logout, disable and token expiry). Keeps the node's
  * connections indexed by user and session for fan-out.
  */
 export class TradingSocketServer {

@@ -7,7 +7,7 @@ import { signedInTrader } from '../../test/traders.js';
 import { auditAccount } from '../audit.js';
 
 /**
- * Stop-out and negative balance protection of DESIGN §3, driven by a scripted price source
+ * Stop-out and negative balance protection of docs/trading-rules.md#margin-call-and-stop-out, driven by a scripted price source
  * through the whole server (price book → live book → risk engine → trading service → database).
  * The traders have no socket: risk is watched whether they are connected or not.
  */

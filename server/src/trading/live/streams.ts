@@ -5,9 +5,9 @@ import type { TradingConnection } from './connection.js';
 import { encodeMessage } from './messages.js';
 import { type Paced, Pacer, type Pacing } from './pacer.js';
 
-/** DESIGN §5: pnl_batch_update and account_update at most 2 per second per connection. */
+/** docs/api.md#trading-socket: pnl_batch_update and account_update at most 2 per second per connection. */
 export const PNL_INTERVAL_MS = 500;
-/** DESIGN §5: price_update at most 4 per second per symbol per connection. */
+/** docs/api.md#trading-socket: price_update at most 4 per second per symbol per connection. */
 export const PRICE_INTERVAL_MS = 250;
 
 /**

@@ -2,16 +2,18 @@ import type { PlatformDataDto } from '@pipdesk/contract';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAuthServer } from '../../test/fakeAuthServer';
 import {
   CATALOGUE,
   FakeSocket,
+  findNotice,
   makeAccount,
   makeOrder,
   makePair,
   makePlatformData,
   makePosition,
+  makePrices,
   renderTrading,
   serveTrading,
 } from '../trading/testSupport';
@@ -52,7 +54,7 @@ const submitButton = () => screen.getByRole('button', { name: /^(Place Order|Pla
 const lotSize = () => screen.getByLabelText('Lot Size') as HTMLInputElement;
 const pairSelect = () => screen.getByLabelText('Currency Pair') as HTMLSelectElement;
 
-describe('dashboard (spec §2)', () => {
+describe('dashboard (docs/screens.md#dashboard)', () => {
   it('shows Polling Mode (5s) until the trading socket is established, then Live Updates', async () => {
     renderDashboard();
     expect(feedBadge()).toHaveTextContent(/^Polling Mode \(5s\)$/);
@@ -176,7 +178,7 @@ describe('dashboard (spec §2)', () => {
     );
     expect(FakeSocket.last!.sentTypes().filter((t) => t === 'get_positions_update')).toHaveLength(2);
     await waitFor(() => expect(server.callsTo(PLATFORM).length).toBeGreaterThan(loads));
-    expect(await within(screen.getByRole('region', { name: 'Recent Orders' })).findByText('FILLED')).toBeVisible();
+    expect(await within(screen.getByRole('region', { name: 'Recent Orders' })).findByText('Filled')).toBeVisible();
   });
 
   it('shows Recent Orders with View All Orders, the status and a rejection reason', async () => {
@@ -200,7 +202,7 @@ describe('dashboard (spec §2)', () => {
     expect(rows[1]).toHaveTextContent('USDJPY');
     expect(rows[1]).toHaveTextContent('SELL');
     expect(rows[1]).toHaveTextContent('151.235');
-    expect(rows[2]).toHaveTextContent('REJECTED');
+    expect(rows[2]).toHaveTextContent('Rejected');
     expect(rows[2]).toHaveTextContent(
       'Insufficient free margin: this order needs 6,000.00 USD of margin and 10,000.00 USD is free',
     );
@@ -221,7 +223,7 @@ describe('dashboard (spec §2)', () => {
     expect(screen.queryByTestId('account-balance')).toBeNull();
   });
 
-  describe('load failure (spec §8)', () => {
+  describe('load failure (docs/screens.md#error-texts)', () => {
     it("shows the server's error with Try Again, which loads the dashboard", async () => {
       const user = userEvent.setup();
       // A 5xx is retried twice by the query client before the screen reports it.
@@ -245,15 +247,101 @@ describe('dashboard (spec §2)', () => {
       expect(screen.queryByText('Failed to load trading data')).toBeNull();
     });
 
-    it("shows the network error's message when the server cannot be reached", async () => {
+    it('says An unexpected error occurred when the server cannot be reached, never Failed to fetch', async () => {
       server.on(PLATFORM, () => 'network-error');
       renderDashboard();
-      expect(await screen.findByRole('alert', {}, { timeout: 6_000 })).toHaveTextContent('Failed to fetch');
+      const box = await screen.findByRole('alert', {}, { timeout: 6_000 });
+      expect(box).toHaveTextContent('An unexpected error occurred');
+      expect(box).not.toHaveTextContent('Failed to fetch');
+    });
+
+    it('keeps a Try Again in reach after Dismiss, never an empty page', async () => {
+      const user = userEvent.setup();
+      server.script(PLATFORM, { status: 400, body: {} });
+      renderDashboard();
+      await user.click(within(await screen.findByRole('alert')).getByRole('button', { name: 'Dismiss' }));
+      expect(screen.queryByRole('alert')).toBeNull();
+      expect(screen.getByText('Trading data is not loaded.')).toBeVisible();
+      await user.click(screen.getByRole('button', { name: 'Try Again' }));
+      expect(await screen.findByTestId('account-balance')).toHaveTextContent('$10,000.00');
+      expect(screen.queryByText('Trading data is not loaded.')).toBeNull();
     });
   });
 });
 
-describe('Place Market Order form (spec §4, §5, §8)', () => {
+describe('Close in Open Positions (docs/screens.md#closing-a-position, as on the pair page)', () => {
+  const CLOSE = '/api/trading/close-position/11/';
+  const positions = () => screen.getByRole('region', { name: 'Open Positions' });
+  const clickClose = async () => {
+    const card = await screen.findByRole('region', { name: 'Open Positions' });
+    await userEvent.setup().click(await within(card).findByRole('button', { name: 'Close EURUSD position' }));
+  };
+
+  beforeEach(() => {
+    platform = makePlatformData({ open_positions: [makePosition({ id: 11, side: 'LONG', quantity: 0.1 })] });
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('asks the same confirmation; cancelled, nothing is sent', async () => {
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValue(false);
+    renderDashboard();
+    await clickClose();
+    expect(confirm).toHaveBeenCalledWith('Are you sure you want to close this position?');
+    expect(server.callsTo(CLOSE)).toHaveLength(0);
+  });
+
+  it('confirmed: reads Closing..., sends the bid the trader saw, reports the close and reloads', async () => {
+    vi.spyOn(window, 'confirm').mockReturnValue(true);
+    let answer: () => void = () => {};
+    server.script(
+      CLOSE,
+      () =>
+        new Promise((resolve) => {
+          answer = () =>
+            resolve({
+              status: 200,
+              body: {
+                success: true,
+                data: {
+                  profit_loss: 12.5,
+                  close_price: 1.19994,
+                  order: makeOrder({ id: 40, side: 'SELL', reason: 'close', average_fill_price: 1.19994 }),
+                  position: makePosition({ side: 'FLAT', quantity: 0, status: 'CLOSED' }),
+                },
+              },
+            });
+        }),
+    );
+    renderDashboard();
+    await waitFor(() => expect(server.callsTo('/api/trading/current-prices/').length).toBeGreaterThan(0));
+    await clickClose();
+    const closing = await within(positions()).findByRole('button', { name: 'Closing EURUSD position' });
+    expect(closing).toHaveTextContent('Closing...');
+    expect(closing).toBeDisabled();
+    expect(server.callsTo(CLOSE)[0]?.body).toEqual({ current_price: makePrices({ EURUSD: 1.2 }).EURUSD!.bid });
+    const loads = server.callsTo(PLATFORM).length;
+    platform = makePlatformData();
+    act(() => answer());
+    expect(await findNotice('SELL 0.10 EURUSD filled at 1.19994')).toHaveTextContent('Position closed');
+    await waitFor(() => expect(server.callsTo(PLATFORM).length).toBeGreaterThan(loads));
+    expect(await within(positions()).findByText('No open positions')).toBeVisible();
+  });
+
+  it("a failure shows the pair page's texts in a notice, never window.alert", async () => {
+    vi.spyOn(window, 'confirm').mockReturnValue(true);
+    const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
+    server.script(CLOSE, { status: 409, body: { success: false, error: 'Position is already closed', code: 'POSITION_CLOSED' } });
+    renderDashboard();
+    await clickClose();
+    expect(await findNotice('Error: Position is already closed')).toBeVisible();
+    expect(alert).not.toHaveBeenCalled();
+  });
+});
+
+describe('Place Market Order form (docs/screens.md#order-forms)', () => {
   async function ready() {
     renderDashboard();
     await screen.findByRole('form', { name: 'Place Market Order' });
@@ -382,7 +470,7 @@ describe('Place Market Order form (spec §4, §5, §8)', () => {
     await waitFor(() => expect(server.callsTo(PLATFORM).length).toBeGreaterThan(loads));
   });
 
-  describe('order errors in the dismissible banner, with spec §8 precedence', () => {
+  describe('order errors in the dismissible banner, with docs/screens.md#error-texts precedence', () => {
     async function placeWith(reply: Parameters<FakeAuthServer['script']>[1]) {
       const user = userEvent.setup();
       server.script(PLACE, reply);
@@ -418,9 +506,9 @@ describe('Place Market Order form (spec §4, §5, §8)', () => {
       expect(banner).toHaveTextContent(/^Failed to place order$/);
     });
 
-    it("shows the exception's message when the server cannot be reached", async () => {
+    it('says An error occurred while placing the order when the server cannot be reached, never Failed to fetch', async () => {
       const { banner } = await placeWith('network-error');
-      expect(banner).toHaveTextContent(/^Failed to fetch$/);
+      expect(banner).toHaveTextContent(/^An error occurred while placing the order$/);
     });
 
     it('says An error occurred while placing the order when the failure has no message', async () => {

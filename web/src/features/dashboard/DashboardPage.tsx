@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../../api';
-import { Alert, Card, Page, Spinner } from '../../components';
+import { Alert, Button, Card, Page, Spinner } from '../../components';
 import { PairsGrid } from '../market';
 import { TradingNewsPanel } from '../news';
 import {
@@ -15,19 +15,23 @@ import {
   OrdersTable,
   PositionsTable,
   TradingNotAvailable,
+  useClosePosition,
   useLivePrices,
   usePlatformData,
 } from '../trading';
 import '../trading/trading.css';
 import './dashboard.css';
 
-/** Spec §8: the dashboard's load failure. */
+/** docs/screens.md#error-texts: the dashboard's load failure. */
 export const DASHBOARD_LOAD_TEXT = { failed: 'Failed to load trading data', unexpected: 'An unexpected error occurred' } as const;
+/** What stays after the trader dismissed a load failure, beside its Try Again: never an empty page. */
+export const DASHBOARD_NOT_LOADED = 'Trading data is not loaded.';
 
-/** Route `/`: the Trading Dashboard (spec §2). */
+/** Route `/`: the Trading Dashboard (docs/screens.md#dashboard). */
 export function DashboardPage() {
   const platform = usePlatformData();
   const prices = useLivePrices();
+  const { closingId, close } = useClosePosition(prices);
   const [banner, setBanner] = useState<{ message: string; serial: number } | null>(null);
   // The failure (by its time) the trader dismissed; a later failure shows again.
   const [dismissedFailureAt, setDismissedFailureAt] = useState(0);
@@ -56,6 +60,14 @@ export function DashboardPage() {
           onDismiss={() => setDismissedFailureAt(platform.errorUpdatedAt)}
         />
       )}
+      {platform.isError && !showLoadError && !data && (
+        <div className="dashboard-not-loaded">
+          <span>{DASHBOARD_NOT_LOADED}</span>
+          <Button size="sm" variant="primary" onClick={() => void platform.refetch()} busy={platform.isFetching}>
+            Try Again
+          </Button>
+        </div>
+      )}
       {platform.isPending && (
         <div className="dashboard-loading" role="status">
           <Spinner /> <span>Loading trading data...</span>
@@ -75,6 +87,8 @@ export function DashboardPage() {
                   positions={data.open_positions.filter(isListedPosition)}
                   digits={digits}
                   linkPairs
+                  onClose={(position) => void close(position)}
+                  closingId={closingId}
                   caption="Open positions"
                 />
               </Card>

@@ -5,6 +5,7 @@ import {
   CrosshairMode,
   createChart,
   type DeepPartial,
+  HistogramSeries,
   type IChartApi,
   type ISeriesApi,
   type PriceFormatBuiltIn,
@@ -37,6 +38,15 @@ function themeColors(): ChartColors {
   };
 }
 
+/** The volume's own price scale, an overlay with no axis of its own. */
+const VOLUME_SCALE = 'volume';
+/**
+ * The candles keep the top of the chart and the tick volume the bottom fifth, so the two never
+ * overlap (fractions of the chart's height left free above and below each).
+ */
+const CANDLE_MARGINS = { top: 0.12, bottom: 0.24 };
+const VOLUME_MARGINS = { top: 0.8, bottom: 0 };
+
 function chartOptions(colors: ChartColors): DeepPartial<TimeChartOptions> {
   return {
     layout: {
@@ -45,10 +55,22 @@ function chartOptions(colors: ChartColors): DeepPartial<TimeChartOptions> {
       fontFamily: getComputedStyle(document.body).fontFamily || undefined,
     },
     grid: { vertLines: { color: colors.grid }, horzLines: { color: colors.grid } },
-    rightPriceScale: { borderColor: colors.border },
+    rightPriceScale: { borderColor: colors.border, scaleMargins: CANDLE_MARGINS },
     timeScale: { borderColor: colors.border, timeVisible: true, secondsVisible: false },
     crosshair: { mode: CrosshairMode.Normal },
   };
+}
+
+/** A token colour (#rrggbb) made see-through, so the volume stays behind the candles' colours in weight. */
+function translucent(color: string, alpha: number): string {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
+  if (!hex) return color;
+  const [r, g, b] = hex.slice(1).map((h) => Number.parseInt(h, 16));
+  return `rgba(${r}, ${g}, ${b}, ${alpha})`;
+}
+
+function volumeColors(colors: ChartColors) {
+  return { up: translucent(colors.up, 0.45), down: translucent(colors.down, 0.45) };
 }
 
 function candleColors(colors: ChartColors) {
@@ -70,6 +92,15 @@ export function priceFormat(digits: number): PriceFormatBuiltIn {
 function bar(candle: Candle) {
   const b = toChartBar(candle);
   return { ...b, time: b.time as UTCTimestamp };
+}
+
+/** A candle's tick volume as a histogram column, in the colour of its candle (rising or falling). */
+function volumeBar(candle: Candle, colors: { up: string; down: string }) {
+  return {
+    time: Math.floor(candle.time / 1000) as UTCTimestamp,
+    value: candle.volume,
+    color: candle.close >= candle.open ? colors.up : colors.down,
+  };
 }
 
 /**
@@ -94,14 +125,26 @@ export interface CandlestickChartProps {
   view: string;
 }
 
+interface Drawn {
+  chart: IChartApi;
+  series: ISeriesApi<'Candlestick'>;
+  volume: ISeriesApi<'Histogram'>;
+  volumeColors: { up: string; down: string };
+}
+
 /**
  * A candlestick chart drawn by lightweight-charts on a canvas that follows its container's
- * size (autoSize) and the theme's colours. A live change of the newest candle goes to
- * `series.update`; anything else is handed over again with `setData`.
+ * size (autoSize) and the theme's colours, with each candle's tick volume as a histogram in
+ * the bottom fifth. A live change of the newest candle goes to `update`; anything else is
+ * handed over again with `setData`.
+ *
+ * The last price is a line across the chart but has no label on the price axis: there the
+ * label sat on top of the axis's own price labels and hid them (the price card and the
+ * chart's legend give the figure).
  */
 export function CandlestickChart({ candles, digits, view }: CandlestickChartProps) {
   const containerRef = useRef<HTMLDivElement>(null);
-  const drawnRef = useRef<{ chart: IChartApi; series: ISeriesApi<'Candlestick'> } | null>(null);
+  const drawnRef = useRef<Drawn | null>(null);
   const shownRef = useRef<{ candles: readonly Candle[]; view: string } | null>(null);
   const digitsRef = useRef(digits);
   digitsRef.current = digits;
@@ -115,13 +158,26 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
       ...candleColors(colors),
       borderVisible: true,
       priceFormat: priceFormat(digitsRef.current),
+      lastValueVisible: false,
+      priceLineVisible: true,
     });
-    drawnRef.current = { chart, series };
+    const volume = chart.addSeries(HistogramSeries, {
+      priceScaleId: VOLUME_SCALE,
+      priceFormat: { type: 'volume' },
+      lastValueVisible: false,
+      priceLineVisible: false,
+    });
+    chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
+    const drawn: Drawn = { chart, series, volume, volumeColors: volumeColors(colors) };
+    drawnRef.current = drawn;
     // The theme switch sets data-theme on <html> after React renders: follow the attribute itself.
     const themeWatch = new MutationObserver(() => {
       const next = themeColors();
       chart.applyOptions(chartOptions(next));
       series.applyOptions(candleColors(next));
+      drawn.volumeColors = volumeColors(next);
+      const shown = shownRef.current?.candles ?? [];
+      volume.setData(shown.map((c) => volumeBar(c, drawn.volumeColors)));
     });
     themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
     return () => {
@@ -142,9 +198,13 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
     const shown = shownRef.current;
     const tail = shown && shown.view === view ? liveTail(shown.candles, candles) : null;
     if (tail) {
-      for (const candle of tail) drawn.series.update(bar(candle));
+      for (const candle of tail) {
+        drawn.series.update(bar(candle));
+        drawn.volume.update(volumeBar(candle, drawn.volumeColors));
+      }
     } else {
       drawn.series.setData(candles.map(bar));
+      drawn.volume.setData(candles.map((c) => volumeBar(c, drawn.volumeColors)));
       if (!shown || shown.view !== view || shown.candles.length === 0) drawn.chart.timeScale().fitContent();
     }
     shownRef.current = { candles, view };

@@ -30,7 +30,7 @@ describe('newestQuote', () => {
   });
 });
 
-describe('Current Price card (spec §2)', () => {
+describe('Current Price card (docs/screens.md#pair-page)', () => {
   let server: FakeAuthServer;
 
   beforeEach(() => {

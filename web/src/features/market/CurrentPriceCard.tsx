@@ -48,7 +48,7 @@ export interface CurrentPriceCardProps {
   initialPrice?: Quote | null;
 }
 
-/** Spec §2's Current Price card: bid in red, ask in green, the spread in pips; prices at the pair's digits. */
+/** The docs/screens.md#pair-page Current Price card: bid in red, ask in green, the spread in pips; prices at the pair's digits. */
 export function CurrentPriceCard({ pair, stream, initialPrice }: CurrentPriceCardProps) {
   const { quote, live, feedDown } = usePairQuote(pair, stream, initialPrice);
   return (

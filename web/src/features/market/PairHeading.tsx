@@ -31,7 +31,7 @@ export function isPairNotFound(error: unknown): boolean {
   return error instanceof ApiError && (error.status === 404 || error.status === 400);
 }
 
-/** The pair page of an unknown pair (spec §2, §8). */
+/** The pair page of an unknown pair (docs/screens.md#pair-page). */
 export function PairNotFound({ symbol }: { symbol: string }) {
   const shown = symbol.toUpperCase().slice(0, 20);
   return (

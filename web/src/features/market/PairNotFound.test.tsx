@@ -4,7 +4,7 @@ import { FakeAuthServer } from '../../test/fakeAuthServer';
 import { renderApp } from '../../test/render';
 import { EURUSD, FakeSocket, serveMarket } from './testMarket';
 
-describe('pair page of an unknown pair (spec §2, §8)', () => {
+describe('pair page of an unknown pair (docs/screens.md#pair-page)', () => {
   beforeEach(() => {
     FakeSocket.install();
     vi.spyOn(console, 'warn').mockImplementation(() => {});

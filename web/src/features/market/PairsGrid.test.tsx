@@ -11,7 +11,7 @@ function PairRoute() {
   return <p>Pair page of {useParams().symbol}</p>;
 }
 
-describe('Available Currency Pairs (spec §2)', () => {
+describe('Available Currency Pairs (docs/screens.md#dashboard)', () => {
   let server: FakeAuthServer;
 
   beforeEach(() => {

@@ -12,12 +12,12 @@ export interface PairsGridProps {
   pairs: readonly FxPair[];
   /**
    * Live prices by symbol (e.g. from the trading socket's price_update). Without them the
-   * grid polls current-prices every 5 s itself (spec §9).
+   * grid polls current-prices every 5 s itself (docs/screens.md#live-data-and-polling).
    */
   prices?: PairQuotes;
 }
 
-/** The dashboard's Available Currency Pairs (spec §2): each pair links to /pair/{symbol}. */
+/** The dashboard's Available Currency Pairs (docs/screens.md#dashboard): each pair links to /pair/{symbol}. */
 export function PairsGrid({ pairs, prices }: PairsGridProps) {
   const polled = useCurrentPrices({ enabled: !prices });
   const quotes: PairQuotes = prices ?? polled.data ?? {};

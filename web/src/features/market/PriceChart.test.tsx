@@ -8,16 +8,25 @@ import { PriceStream } from './priceStream';
 import { chartRangesAsked, EURUSD, FakeSocket, type MarketFixture, minuteCandles, serveMarket, USDJPY } from './testMarket';
 
 // jsdom has no canvas: lightweight-charts is replaced at its module boundary, and the tests
-// read what the app handed to the chart and its candlestick series.
+// read what the app handed to the chart, its candlestick series and its volume histogram.
 const lwc = vi.hoisted(() => {
   const series = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
+  const volume = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
   const timeScale = { fitContent: vi.fn() };
-  const chart = { addSeries: vi.fn(() => series), applyOptions: vi.fn(), remove: vi.fn(), timeScale: () => timeScale };
-  return { series, timeScale, chart, createChart: vi.fn(() => chart) };
+  const priceScale = { applyOptions: vi.fn() };
+  const chart = {
+    addSeries: vi.fn((definition: { type: string }) => (definition.type === 'Histogram' ? volume : series)),
+    applyOptions: vi.fn(),
+    remove: vi.fn(),
+    timeScale: () => timeScale,
+    priceScale: vi.fn(() => priceScale),
+  };
+  return { series, volume, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
 });
 vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
+  HistogramSeries: { type: 'Histogram' },
   ColorType: { Solid: 'solid' },
   CrosshairMode: { Normal: 0 },
 }));
@@ -53,7 +62,7 @@ beforeEach(() => {
   serveMarket(server, fixture);
 });
 
-describe('Price Chart (spec §2, §9)', () => {
+describe('Price Chart (docs/screens.md#pair-page)', () => {
   it('draws the 1h range by default: 60 candles handed to the series with times in seconds UTC', async () => {
     renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
     await drawn(60);
@@ -70,6 +79,44 @@ describe('Price Chart (spec §2, §9)', () => {
     );
     expect(lwc.createChart).toHaveBeenCalledWith(expect.any(HTMLElement), expect.objectContaining({ autoSize: true }));
     expect(screen.queryByText('No chart data available')).toBeNull();
+  });
+
+  it('draws the tick volume of each candle as a histogram in the bottom of the chart, under the candles', async () => {
+    fixture.charts!.EURUSD!['1h'] = minuteCandles(60, NOW).map((c, i) => (i === 0 ? { ...c, close: c.open - 0.0005 } : c));
+    renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
+    await drawn(60);
+    expect(lwc.chart.addSeries).toHaveBeenCalledWith(
+      { type: 'Histogram' },
+      expect.objectContaining({ priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false }),
+    );
+    const candles = fixture.charts!.EURUSD!['1h']!;
+    const columns = lwc.volume.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; value: number; color: string }>;
+    expect(columns.map((c) => [c.time, c.value])).toEqual(candles.map((c) => [c.time / 1000, c.volume]));
+    // A falling candle's column has the falling colour, a rising one's the rising colour.
+    expect(columns[0]?.color).not.toBe(columns[1]?.color);
+    expect(new Set(columns.slice(1).map((c) => c.color)).size).toBe(1);
+
+    // The volume keeps the bottom of the chart and the candles stop above it.
+    expect(lwc.chart.priceScale).toHaveBeenCalledWith('volume');
+    const volumeMargins = lwc.priceScale.applyOptions.mock.calls.at(-1)?.[0].scaleMargins as { top: number; bottom: number };
+    const options = (lwc.createChart.mock.calls.at(-1) as unknown[] | undefined)?.[1] as {
+      rightPriceScale: { scaleMargins: { top: number; bottom: number } };
+    };
+    expect(volumeMargins.bottom).toBe(0);
+    expect(1 - options.rightPriceScale.scaleMargins.bottom).toBeLessThanOrEqual(volumeMargins.top);
+  });
+
+  it('puts no last-price label over the price axis; the legend gives the last price and its tick volume', async () => {
+    renderWithProviders(<PriceChart pair={EURUSD} stream={null} />);
+    await drawn(60);
+    expect(lwc.chart.addSeries).toHaveBeenCalledWith(
+      { type: 'Candlestick' },
+      expect.objectContaining({ lastValueVisible: false, priceLineVisible: true }),
+    );
+    const last = minuteCandles(60, NOW).at(-1)!;
+    const legend = screen.getByTestId('chart-legend');
+    expect(legend).toHaveTextContent(`Last ${last.close.toFixed(5)}`);
+    expect(legend).toHaveTextContent(`Tick volume ${last.volume}`);
   });
 
   it('formats the prices of a JPY pair with 3 decimals', async () => {
@@ -130,6 +177,8 @@ describe('Price Chart (spec §2, §9)', () => {
       low: update.low,
       close: 1.0949,
     });
+    expect(lwc.volume.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: update.time / 1000, value: 99 }));
+    expect(screen.getByTestId('chart-legend')).toHaveTextContent('Tick volume 99');
     expect(chartBox()).toHaveAttribute('data-candles', '60');
 
     const next = { ...update, time: current.time + 60_000, open: 1.0949, close: 1.095 };

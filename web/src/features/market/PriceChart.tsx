@@ -1,6 +1,6 @@
-import { type Candle, CHART_RANGES, type ChartRange, DEFAULT_CHART_RANGE, type FxPair } from '@pipdesk/contract';
+import { type Candle, CHART_RANGES, type ChartRange, DEFAULT_CHART_RANGE, type FxPair, formatPrice } from '@pipdesk/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { Alert, Button, Card, Spinner } from '../../components';
+import { Alert, Button, Card, Num, Spinner } from '../../components';
 import { mergeMinuteCandle } from './candles';
 import type { PriceStream } from './priceStream';
 import { useChartData } from './queries';
@@ -8,7 +8,7 @@ import { useChartData } from './queries';
 // The charting library is a third of the app's code: only the pair page loads it, when it first draws.
 const CandlestickChart = lazy(() => import('./CandlestickChart').then((m) => ({ default: m.CandlestickChart })));
 
-/** The range buttons of spec §2, in order. */
+/** The range buttons of docs/screens.md#pair-page, in order. */
 export const CHART_RANGE_BUTTONS: ReadonlyArray<{ range: ChartRange; label: string }> = [
   { range: '1h', label: '1H' },
   { range: '24h', label: '24H' },
@@ -16,7 +16,7 @@ export const CHART_RANGE_BUTTONS: ReadonlyArray<{ range: ChartRange; label: stri
   { range: '1m', label: '1M' },
 ];
 
-/** Spec §9: only the 1h range (one-minute candles) is kept live. */
+/** docs/screens.md#pair-page: only the 1h range (one-minute candles) is kept live. */
 export const LIVE_CHART_RANGE: ChartRange = '1h';
 
 export const NO_CHART_DATA_TEXT = 'No chart data available';
@@ -66,7 +66,25 @@ export interface PriceChartProps {
 }
 
 /**
- * The Price Chart card (spec §2): range buttons 1H, 24H, 1W, 1M (default 1h) over a
+ * The newest candle's close and tick volume, over the chart's top left corner: the figures the
+ * chart draws without a label on its axes (the last price's label would hide the axis's own).
+ */
+function ChartLegend({ candle, digits }: { candle: Candle | undefined; digits: number }) {
+  if (!candle) return null;
+  return (
+    <p className="price-chart__legend" data-testid="chart-legend">
+      <span>
+        Last <Num>{formatPrice(candle.close, digits)}</Num>
+      </span>
+      <span>
+        Tick volume <Num>{candle.volume}</Num>
+      </span>
+    </p>
+  );
+}
+
+/**
+ * The Price Chart card (docs/screens.md#pair-page): range buttons 1H, 24H, 1W, 1M (default 1h) over a
  * candlestick chart; "No chart data available" when a range has no candles.
  *
  * The chart box carries what it shows for tests and tools: `data-range`, `data-candles`
@@ -111,6 +129,7 @@ export function PriceChart({ pair, stream }: PriceChartProps) {
         <Suspense fallback={null}>
           <CandlestickChart candles={candles} digits={pair.digits} view={`${pair.symbol}:${range}`} />
         </Suspense>
+        <ChartLegend candle={candles.at(-1)} digits={pair.digits} />
         {chart.isPending ? (
           <div className="price-chart__state" role="status">
             <Spinner />

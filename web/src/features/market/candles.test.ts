@@ -15,7 +15,7 @@ const live = (time: number, close: number, volume = 5): Candle => ({
   volume,
 });
 
-describe('mergeMinuteCandle (spec §9: live candles aggregated per minute)', () => {
+describe('mergeMinuteCandle (docs/screens.md#pair-page: live candles aggregated per minute)', () => {
   const hour = minuteCandles(60, T0 + 59 * MIN);
 
   it('replaces the candle of the same minute with the live one, keeping the count', () => {

@@ -8,7 +8,7 @@ export function minuteOf(time: number): number {
 }
 
 /**
- * Folds a live one-minute candle from the price socket into the 1H chart (spec §9: live
+ * Folds a live one-minute candle from the price socket into the 1H chart (docs/screens.md#pair-page: live
  * updates aggregated per minute). The socket's candle is the server's whole aggregate of
  * its minute, so it replaces the chart's candle of the same minute; a candle of a new
  * minute is appended and the oldest dropped, so the chart keeps showing `keep` minutes;
@@ -36,14 +36,8 @@ function sameCandle(a: Candle, b: Candle): boolean {
   return a.open === b.open && a.high === b.high && a.low === b.low && a.close === b.close && a.volume === b.volume;
 }
 
-/** A candle as lightweight-charts draws it: time in whole seconds UTC. */
-export interface ChartBar {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-}
+/** A candle as lightweight-charts draws it: the contract's prices, time in whole seconds UTC, no volume. */
+export type ChartBar = Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>;
 
 export function toChartBar(candle: Candle): ChartBar {
   return { time: Math.floor(candle.time / 1000), open: candle.open, high: candle.high, low: candle.low, close: candle.close };

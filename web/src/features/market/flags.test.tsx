@@ -2,7 +2,7 @@ import { render } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { CurrencyFlag, hasFlag, PairFlags } from './flags';
 
-describe('flags (spec §9)', () => {
+describe('flags (docs/screens.md#formatting)', () => {
   it.each(['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'AUD', 'CAD', 'NZD'])('draws %s as an inline SVG, no image request', (code) => {
     expect(hasFlag(code)).toBe(true);
     const { container } = render(<CurrencyFlag code={code.toLowerCase()} />);

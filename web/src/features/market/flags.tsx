@@ -130,7 +130,7 @@ const FLAGS: Record<string, () => ReactElement> = {
   ),
 };
 
-/** Whether the app draws a flag for this currency (spec §9: USD EUR GBP JPY CHF AUD CAD NZD). */
+/** Whether the app draws a flag for this currency (docs/screens.md#formatting: USD EUR GBP JPY CHF AUD CAD NZD). */
 export function hasFlag(code: string): boolean {
   return Object.hasOwn(FLAGS, code.toUpperCase());
 }

@@ -1,20 +1,14 @@
-import {
-  type Candle,
-  PRICE_SOCKET_TIMEFRAME,
-  type PricesServerMessages,
-  parsePricesServerMessage,
-  pricesClientMessage,
-} from '@pipdesk/contract';
+import { type Candle, PRICE_SOCKET_TIMEFRAME, type PriceUpdate, pricesClientCodec, pricesServerCodec } from '@pipdesk/contract';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 
-/** Spec §4/§9: the pair page's price connection comes back 3 s after an unexpected close. */
+/** docs/screens.md#live-data-and-polling: the pair page's price connection comes back 3 s after an unexpected close. */
 export const PRICE_SOCKET_RECONNECT_MS = 3_000;
 
 /** `connecting` until the socket opens (and again while waiting to reconnect), `live` while open, `stopped` after `stop()`. */
 export type PriceStreamStatus = 'connecting' | 'live' | 'stopped';
 
 /** The latest quote of the pair from the socket. */
-export type LivePrice = PricesServerMessages['price_update'];
+export type LivePrice = PriceUpdate;
 
 export interface PriceStreamState {
   status: PriceStreamStatus;
@@ -37,7 +31,7 @@ export function priceSocketUrl(location: Pick<Location, 'protocol' | 'host'> = w
 }
 
 /**
- * One pair's market data over /ws/prices/ (DESIGN §5). On every open it sends
+ * One pair's market data over /ws/prices/ (docs/api.md#price-socket). On every open it sends
  * `subscribe_prices` with the open time of the newest candle the chart holds, so after a
  * reconnect the server sends the closed candles missed meanwhile before the live ones.
  * It reconnects 3 s after any close it did not ask for, and never after `stop()`.
@@ -108,13 +102,11 @@ export class PriceStream {
     socket.onopen = () => {
       if (socket !== this.socket) return;
       socket.send(
-        JSON.stringify(
-          pricesClientMessage('subscribe_prices', {
-            symbol: this.symbol,
-            timeframe: PRICE_SOCKET_TIMEFRAME,
-            last_chart_time: this.lastChartTime,
-          }),
-        ),
+        pricesClientCodec.encode('subscribe_prices', {
+          symbol: this.symbol,
+          timeframe: PRICE_SOCKET_TIMEFRAME,
+          last_chart_time: this.lastChartTime,
+        }),
       );
       this.update({ status: 'live' });
     };
@@ -128,12 +120,12 @@ export class PriceStream {
       this.update({ status: 'connecting' });
       this.reconnectTimer = setTimeout(() => this.connect(), this.reconnectDelayMs);
     };
-    // The close event follows an error; reconnecting is its business. Spec §8: socket errors are only logged.
+    // The close event follows an error; reconnecting is its business. docs/screens.md#live-data-and-polling: socket errors are only logged.
     socket.onerror = () => console.warn(`Price socket error (${this.symbol})`);
   }
 
   private receive(data: unknown): void {
-    const parsed = parsePricesServerMessage(typeof data === 'string' ? data : String(data));
+    const parsed = pricesServerCodec.decode(String(data));
     if (!parsed.ok) {
       console.warn(`Price socket: ${parsed.error}`);
       return;

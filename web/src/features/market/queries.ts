@@ -12,7 +12,7 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
 
-/** Spec §9: prices are polled every 5 s where no live connection carries them. */
+/** docs/screens.md#live-data-and-polling: prices are polled every 5 s where no live connection carries them. */
 export const PRICE_POLL_MS = 5_000;
 
 export const marketKeys = {
@@ -78,7 +78,7 @@ export function usePairPrice(symbol: string, { enabled = true }: { enabled?: boo
   });
 }
 
-/** A range's candles; no polling: the 1h chart is kept live by the price socket, the others are not live (spec §9). */
+/** A range's candles; no polling: the 1h chart is kept live by the price socket, the others are not live (docs/screens.md#pair-page). */
 export function useChartData(symbol: string, range: ChartRange) {
   return useQuery({
     queryKey: marketKeys.chart(symbol, range),

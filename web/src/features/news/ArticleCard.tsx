@@ -1,5 +1,6 @@
 import type { Article } from '@pipdesk/contract';
 import type { ReactNode } from 'react';
+import { formatDateTime } from '../../components';
 import { ArticleImage } from './ArticleImage';
 import { safeUrl } from './articles';
 import { SentimentBadge } from './SentimentBadge';
@@ -24,7 +25,7 @@ function ArticleLink({ article, children }: { article: Article; children: ReactN
 
 function PublishedAt({ article, now }: { article: Article; now: number }) {
   return (
-    <time dateTime={article.published_utc} title={new Date(article.published_utc).toLocaleString()}>
+    <time dateTime={article.published_utc} title={formatDateTime(article.published_utc)}>
       {newsTimeText(article.published_utc, now)}
     </time>
   );
@@ -40,9 +41,10 @@ export function ArticleCard({ article, now }: { article: Article; now: number })
           <SentimentBadge sentiment={article.sentiment} />
           <PublishedAt article={article} now={now} />
         </div>
-        <h3 className="news-card__title">
+        {/* The page's h1 is Latest News; each article is the next level down. */}
+        <h2 className="news-card__title">
           <ArticleLink article={article}>{article.title}</ArticleLink>
-        </h3>
+        </h2>
         {article.description && <p className="news-card__description">{article.description}</p>}
         <Tickers tickers={article.tickers} />
         <p className="news-card__byline">

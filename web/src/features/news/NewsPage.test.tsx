@@ -28,7 +28,7 @@ async function card(title: string) {
   return article;
 }
 
-describe('News page (spec §2)', () => {
+describe('News page (docs/screens.md#news)', () => {
   beforeEach(() => {
     server = new FakeAuthServer().install();
     server.signedInBefore();
@@ -187,5 +187,24 @@ describe('News page (spec §2)', () => {
     expect(await screen.findByText('Loading news...')).toBeVisible();
     answer({ status: 200, body: { articles: [], count: 0 } });
     expect(await screen.findByText('No news articles right now. Try Refresh in a moment.')).toBeVisible();
+  });
+
+  it('skips no heading level: Latest News is the h1 and each article title an h2', async () => {
+    serveArticles([makeArticle({ title: 'Euro firms' }), makeArticle({ title: 'Yen slips' })]);
+    await openNews();
+    await card('Euro firms');
+    const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]));
+    for (const [i, level] of levels.entries()) expect(level - (levels[i - 1] ?? 0)).toBeLessThanOrEqual(1);
+    expect(screen.getByRole('heading', { level: 2, name: /Euro firms/ })).toBeVisible();
+    expect(screen.getByRole('heading', { level: 2, name: /Yen slips/ })).toBeVisible();
+  });
+
+  it('dates an older article in the one date style of the app, the time to the second on hover', async () => {
+    const published = new Date(2025, 10, 3, 18, 28, 59);
+    serveArticles([makeArticle({ title: 'Old story', published_utc: published.toISOString() })]);
+    await openNews();
+    const time = (await card('Old story')).querySelector('time');
+    expect(time).toHaveTextContent(/^03 Nov 2025$/);
+    expect(time).toHaveAttribute('title', '03 Nov 2025, 18:28:59');
   });
 });

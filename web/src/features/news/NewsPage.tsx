@@ -8,7 +8,7 @@ import { useNow } from './useNow';
 import './news.css';
 
 /**
- * Route `/news`: spec §2 names the screen Financial News (shown above the heading) and gives
+ * Route `/news`: docs/screens.md#news names the screen Financial News (shown above the heading) and gives
  * it the title Latest News; the latest 30 articles in a grid, with Refresh.
  */
 export function NewsPage() {

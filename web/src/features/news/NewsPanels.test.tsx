@@ -17,7 +17,7 @@ function serveTrading(combined: Article[], byPair: Record<string, Article[]> = {
 
 const titled = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => makeArticle({ title: `${prefix} ${i + 1}` }));
 
-describe('dashboard Trading News panel (spec §2, §9)', () => {
+describe('dashboard Trading News panel (docs/screens.md#dashboard)', () => {
   beforeEach(() => {
     server = new FakeAuthServer().install();
     server.signedInBefore();
@@ -89,7 +89,7 @@ describe('dashboard Trading News panel (spec §2, §9)', () => {
   });
 });
 
-describe('pair page News panel (spec §2, §9)', () => {
+describe('pair page News panel (docs/screens.md#news)', () => {
   beforeEach(() => {
     server = new FakeAuthServer().install();
     server.signedInBefore();

@@ -14,7 +14,7 @@ export function NewsEmpty({ children }: { children: string }) {
   return <p className="news-state news-state--empty">{children}</p>;
 }
 
-/** Spec §8's text, with a way to try again. */
+/** The docs/screens.md#error-texts text, with a way to try again. */
 export function NewsFailed({ onRetry }: { onRetry: () => void }) {
   return (
     <Alert

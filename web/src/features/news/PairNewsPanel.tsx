@@ -10,7 +10,7 @@ export interface PairNewsPanelProps {
   symbol: string;
 }
 
-/** The pair page's News panel (spec §2): 5 articles about this pair. */
+/** The pair page's News panel (docs/screens.md#news): 5 articles about this pair. */
 export function PairNewsPanel({ symbol }: PairNewsPanelProps) {
   const pair = symbol.toUpperCase();
   const news = useTradingNews([pair], NEWS_PANEL_ITEMS, pair);

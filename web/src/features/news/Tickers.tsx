@@ -1,6 +1,6 @@
 import { tickerLabel, visibleTickers } from './articles';
 
-/** At most 5 tickers, then "+N more" (spec §2); the hidden ones are in the chip's tooltip. */
+/** At most 5 tickers, then "+N more" (docs/screens.md#news); the hidden ones are in the chip's tooltip. */
 export function Tickers({ tickers }: { tickers: readonly string[] }) {
   if (tickers.length === 0) return null;
   const { shown, more } = visibleTickers(tickers);

@@ -15,7 +15,7 @@ export interface TradingNewsPanelProps {
   pairs: readonly string[];
 }
 
-/** The dashboard's Trading News (spec §2): 5 articles about the first 3 pairs, a refresh, View All News. */
+/** The dashboard's Trading News (docs/screens.md#dashboard): 5 articles about the first 3 pairs, a refresh, View All News. */
 export function TradingNewsPanel({ pairs }: TradingNewsPanelProps) {
   const news = useTradingNews(pairs.slice(0, DASHBOARD_NEWS_PAIRS), NEWS_PANEL_ITEMS);
   const now = useNow();

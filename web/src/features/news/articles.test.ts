@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { imageFallbackLabel, pairLabel, safeUrl, tickerLabel, visibleTickers } from './articles';
 
-describe('visibleTickers (spec §9: up to 5 tickers, then +N more)', () => {
+describe('visibleTickers (docs/screens.md#constants: up to 5 tickers, then +N more)', () => {
   const tickers = (n: number) => Array.from({ length: n }, (_, i) => `T${i + 1}`);
 
   it.each([

@@ -1,13 +1,13 @@
 import type { Article, Sentiment } from '@pipdesk/contract';
 
-/** Spec §9: the News page shows 30 articles; the dashboard and pair panels 5; the dashboard asks for the first 3 pairs. */
+/** docs/screens.md#constants: the News page shows 30 articles; the dashboard and pair panels 5; the dashboard asks for the first 3 pairs. */
 export const NEWS_PAGE_ARTICLES = 30;
 export const NEWS_PANEL_ITEMS = 5;
 export const DASHBOARD_NEWS_PAIRS = 3;
-/** Spec §9: up to 5 tickers per article, then "+N more". */
+/** docs/screens.md#constants: up to 5 tickers per article, then "+N more". */
 export const MAX_TICKERS_SHOWN = 5;
 
-/** Spec §8, word for word. */
+/** docs/screens.md#error-texts, word for word. */
 export const NEWS_FAILED_TEXT = 'Failed to load news articles. Please try again.';
 
 /** The tickers a list shows and how many it leaves for "+N more". */

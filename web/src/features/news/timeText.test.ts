@@ -5,7 +5,7 @@ import { newsTimeText } from './timeText';
 const now = new Date(2026, 2, 12, 15, 30, 0).getTime();
 const minutesBefore = (m: number) => new Date(now - m * 60_000).toISOString();
 
-describe('newsTimeText (spec §2: minutes ago, hours ago, Yesterday, then a date)', () => {
+describe('newsTimeText (docs/screens.md#news: minutes ago, hours ago, Yesterday, then a date)', () => {
   it.each([
     [0, '0 minutes ago'],
     [0.5, '0 minutes ago'],
@@ -28,15 +28,15 @@ describe('newsTimeText (spec §2: minutes ago, hours ago, Yesterday, then a date
   });
 
   it('gives the date for anything older than yesterday', () => {
-    expect(newsTimeText(new Date(2026, 2, 10, 23, 59).toISOString(), now)).toBe('Mar 10, 2026');
-    expect(newsTimeText(new Date(2025, 11, 24, 9, 0).toISOString(), now)).toBe('Dec 24, 2025');
+    expect(newsTimeText(new Date(2026, 2, 10, 23, 59).toISOString(), now)).toBe('10 Mar 2026');
+    expect(newsTimeText(new Date(2025, 11, 24, 9, 0).toISOString(), now)).toBe('24 Dec 2025');
   });
 
   it('goes by the calendar after a day: right after midnight, yesterday evening is hours ago and two days back is a date', () => {
     const justAfterMidnight = new Date(2026, 2, 12, 0, 10).getTime();
     expect(newsTimeText(new Date(2026, 2, 11, 22, 0).toISOString(), justAfterMidnight)).toBe('2 hours ago');
     expect(newsTimeText(new Date(2026, 2, 11, 0, 5).toISOString(), justAfterMidnight)).toBe('Yesterday');
-    expect(newsTimeText(new Date(2026, 2, 10, 23, 0).toISOString(), justAfterMidnight)).toBe('Mar 10, 2026');
+    expect(newsTimeText(new Date(2026, 2, 10, 23, 0).toISOString(), justAfterMidnight)).toBe('10 Mar 2026');
   });
 
   it('reads a time slightly ahead of our clock as 0 minutes ago, and an unreadable one as nothing', () => {

@@ -1,13 +1,13 @@
+import { formatDate } from '../../components';
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
-const dateFormat = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric' });
-
 /**
- * When an article came out, as the news lists say it (spec §2): "N minutes ago" within the
+ * When an article came out, as the news lists say it (docs/screens.md#news): "N minutes ago" within the
  * hour, "N hours ago" within the day, "Yesterday" when it is over a day old but dated the
- * trader's previous calendar day, then the date ("Jan 12, 2026"). A time slightly in the
+ * trader's previous calendar day, then the date in the app's one style ("12 Jan 2026"). A time slightly in the
  * future (a feed's clock ahead of ours) reads as 0 minutes ago; an unreadable one as ''.
  */
 export function newsTimeText(publishedUtc: string, now: number): string {
@@ -17,7 +17,7 @@ export function newsTimeText(publishedUtc: string, now: number): string {
   if (age < HOUR_MS) return plural(Math.floor(age / MINUTE_MS), 'minute');
   if (age < DAY_MS) return plural(Math.floor(age / HOUR_MS), 'hour');
   if (isLocalYesterday(published, now)) return 'Yesterday';
-  return dateFormat.format(published);
+  return formatDate(published);
 }
 
 function plural(n: number, unit: string): string {

@@ -69,7 +69,7 @@ const optionsOf = (label: string) =>
   Array.from((screen.getByLabelText(label) as HTMLSelectElement).options).map((o) => o.textContent);
 const manyOrders = (n: number) => Array.from({ length: n }, (_, i) => makeOrder({ id: i + 1 }));
 
-describe('Order History (spec §2)', () => {
+describe('Order History (docs/screens.md#orders-page)', () => {
   it('Show Filters / Hide Filters toggles the filters, which have the spec options', async () => {
     const user = userEvent.setup();
     renderOrders();
@@ -110,7 +110,7 @@ describe('Order History (spec §2)', () => {
         .map((h) => h.textContent),
     ).toEqual(['Time', 'Pair', 'Type', 'Side', 'Quantity', 'Price', 'Fill Price', 'Status']);
     const rows = within(table).getAllByRole('row');
-    expect(rows[1]).toHaveTextContent('REJECTED');
+    expect(rows[1]).toHaveTextContent('Rejected');
     expect(rows[1]).toHaveTextContent(
       'Insufficient free margin: this order needs 60,000.00 USD of margin and 10,000.00 USD is free',
     );
@@ -118,7 +118,7 @@ describe('Order History (spec §2)', () => {
     expect(rows[2]).toHaveTextContent('USDJPY');
     expect(rows[2]).toHaveTextContent('Market · Close');
     expect(rows[2]).toHaveTextContent('151.235');
-    expect(rows[2]).toHaveTextContent('FILLED');
+    expect(rows[2]).toHaveTextContent('Filled');
   });
 
   it('says No orders found when nothing matches', async () => {

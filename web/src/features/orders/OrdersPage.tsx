@@ -22,12 +22,12 @@ import {
 } from './filters';
 import './orders.css';
 
-/** Spec §8. */
+/** docs/screens.md#error-texts. */
 export const ORDERS_LOAD_FAILED = 'Failed to load orders';
 /** Typing in Currency Pair waits this long before the list follows, so each keystroke is not a request. */
 export const PAIR_FILTER_DEBOUNCE_MS = 400;
 
-/** Route `/orders`: the Order History with filters in the address (spec §2). */
+/** Route `/orders`: the Order History with filters in the address (docs/screens.md#orders-page). */
 export function OrdersPage() {
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);

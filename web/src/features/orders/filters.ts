@@ -58,7 +58,7 @@ export const TYPE_OPTIONS: readonly { value: OrderType | ''; label: string }[] =
   ...ORDER_TYPES.map((t) => ({ value: t, label: ORDER_TYPE_LABELS[t] })),
 ];
 
-/** Spec §7: default -created_at; also created_at, ±quantity, ±average_fill_price. */
+/** docs/api.md#order-list: default -created_at; also created_at, ±quantity, ±average_fill_price. */
 export const SORT_OPTIONS: readonly { value: Ordering; label: string }[] = [
   { value: '-created_at', label: 'Newest first' },
   { value: 'created_at', label: 'Oldest first' },
@@ -158,7 +158,7 @@ export function ordersApiQuery(filters: OrderFilters, page: number): Record<stri
   };
 }
 
-/** Spec §2's pagination texts. */
+/** The docs/screens.md#orders-page pagination texts. */
 export function paginationText(page: number, count: number, pageSize = ORDERS_PAGE_SIZE): { pages: string; showing: string } {
   const totalPages = Math.max(1, Math.ceil(count / pageSize));
   const first = count === 0 ? 0 : Math.min((page - 1) * pageSize + 1, count);

@@ -12,10 +12,10 @@ import {
 } from '../market';
 import { PairNewsPanel } from '../news';
 import { usePairPage } from '../trading';
-import { PairTradingPanels } from './PairTradingPanels';
+import { PAIR_LOAD_FAILED, PairTradingPanels } from './PairTradingPanels';
 
 /**
- * Route `/pair/:symbol` (spec §2): heading, Current Price and Price Chart (market), then
+ * Route `/pair/:symbol` (docs/screens.md#pair-page): heading, Current Price and Price Chart (market), then
  * Account Info, Place Order, positions and recent orders (trading), then the pair's News.
  */
 export function PairPage() {
@@ -40,7 +40,7 @@ export function PairPage() {
               </Button>
             }
           >
-            {errorMessage(snapshot.error, 'Failed to load trading platform data', 'An unexpected error occurred')}
+            {errorMessage(snapshot.error, PAIR_LOAD_FAILED)}
           </Alert>
         ) : (
           <div className="pair-loading" role="status">

@@ -17,6 +17,7 @@ import {
   EURJPY,
   EURUSD,
   FakeSocket,
+  findNotice,
   makeAccount,
   makeOrder,
   makePlatformData,
@@ -45,6 +46,7 @@ function pageOf(pair: FxPair, overrides: Partial<PairPageDto> = {}): PairPageDto
     positions: [],
     recent_orders: [],
     trading_account: makeAccount(),
+    pending_orders: [],
     ...overrides,
   };
 }
@@ -86,7 +88,7 @@ async function typeLots(text: string) {
   if (text) await user.type(lotSize(), text);
 }
 
-describe('Account Info (spec §2)', () => {
+describe('Account Info (docs/screens.md#pair-page)', () => {
   it('shows Balance, Equity, Free Margin and Leverage', async () => {
     pairPage = pageOf(EURUSD, {
       trading_account: makeAccount({
@@ -124,7 +126,7 @@ describe('Account Info (spec §2)', () => {
   });
 });
 
-describe('Place Order form (spec §5)', () => {
+describe('Place Order form (docs/screens.md#order-forms)', () => {
   it('starts on BUY with lot size 0.01, step 0.01, min from the pair', async () => {
     await renderPanels();
     expect(screen.getByRole('radio', { name: 'BUY' })).toBeChecked();
@@ -178,7 +180,7 @@ describe('Place Order form (spec §5)', () => {
     expect(submit()).toBeEnabled();
   });
 
-  describe('Estimated Margin Required (DESIGN §3: the contract function the server uses)', () => {
+  describe('Estimated Margin Required (docs/trading-rules.md#margin: the contract function the server uses)', () => {
     it('EURUSD, 1 lot at 1.2000, leverage 100: 1,200.00 USD', async () => {
       await renderPanels();
       await typeLots('1');
@@ -200,7 +202,7 @@ describe('Place Order form (spec §5)', () => {
       // The server's margin_required: marginUsd(units, base → USD rate, leverage), rounded to cents.
       const rate = usdRate('EUR', CATALOGUE, (s) => mids[s])!;
       const serverMargin = marginUsd(unitsOf(0.1, EURJPY.contract_size), rate, 400).toNumber(2);
-      expect(serverMargin).toBe(28.75); // DESIGN §8: 0.1 lot at 1.1500, leverage 400.
+      expect(serverMargin).toBe(28.75); // docs/trading-rules.md#numbers-that-must-hold: 0.1 lot at 1.1500, leverage 400.
       await waitFor(() => expect(estimate()).toHaveTextContent(formatUsd(serverMargin)));
       expect(estimateMarginRequired(0.1, EURJPY, 400, CATALOGUE, (s) => mids[s])).toBe(serverMargin);
     });
@@ -265,14 +267,42 @@ describe('Place Order form (spec §5)', () => {
     await waitFor(() => expect(server.callsTo(pairPath('EURUSD')).length).toBeGreaterThan(loads));
   });
 
-  describe('order errors in an alert dialog (spec §8)', () => {
+  it('shows the fill in a notice', async () => {
+    server.script(PLACE, {
+      status: 201,
+      body: {
+        success: true,
+        data: {
+          order: makeOrder({ id: 31, side: 'SELL', quantity: 0.1, filled_quantity: 0.1, average_fill_price: 1.19994 }),
+          position: makePosition(),
+          execution_details: {
+            execution_price: 1.19994,
+            margin_required: 120,
+            units: 10_000,
+            executed_at: '2026-04-01T12:00:00Z',
+          },
+        },
+      },
+    });
+    await renderPanels();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('radio', { name: 'SELL' }));
+    await typeLots('0.1');
+    await user.click(submit());
+    const notice = await findNotice('SELL 0.10 EURUSD filled at 1.19994');
+    expect(notice).toHaveTextContent('Order filled');
+  });
+
+  // docs/screens.md#error-texts words them for an alert dialog; they show in a notice instead (docs/screens.md#notices).
+  describe('order errors in a notice, never window.alert (docs/screens.md#error-texts)', () => {
     async function placeWith(reply: Parameters<FakeServer['script']>[1]): Promise<string> {
       const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
       server.script(PLACE, reply);
       await renderPanels();
       await userEvent.setup().click(submit());
-      await waitFor(() => expect(alert).toHaveBeenCalledTimes(1));
-      return alert.mock.calls[0]![0] as string;
+      const notice = await findNotice(/^Error/);
+      expect(alert).not.toHaveBeenCalled();
+      return notice.textContent ?? '';
     }
 
     it("Error: and the server's error", async () => {
@@ -287,8 +317,8 @@ describe('Place Order form (spec §5)', () => {
       expect(await placeWith({ status: 500, body: {} })).toBe('Error: Failed to place order');
     });
 
-    it("Error placing order: and the exception's message", async () => {
-      expect(await placeWith('network-error')).toBe('Error placing order: Failed to fetch');
+    it("Error placing order: and the spec's text when the server cannot be reached, never Failed to fetch", async () => {
+      expect(await placeWith('network-error')).toBe('Error placing order: An error occurred while placing the order');
     });
 
     it('Error placing order: An error occurred while placing the order, without a message', async () => {
@@ -299,7 +329,7 @@ describe('Place Order form (spec §5)', () => {
   });
 });
 
-describe('positions in the pair (spec §2, §4)', () => {
+describe('positions in the pair (docs/screens.md#pair-page)', () => {
   const CLOSE = '/api/trading/close-position/11/';
 
   beforeEach(() => {
@@ -376,15 +406,16 @@ describe('positions in the pair (spec §2, §4)', () => {
     expect(within(positionsCard()).getByText('No open positions')).toBeVisible();
   });
 
-  describe('close errors in an alert dialog (spec §8)', () => {
+  describe('close errors in a notice, never window.alert (docs/screens.md#error-texts)', () => {
     async function closeWith(reply: Parameters<FakeServer['script']>[1]): Promise<string> {
       vi.spyOn(window, 'confirm').mockReturnValue(true);
       const alert = vi.spyOn(window, 'alert').mockImplementation(() => {});
       server.script(CLOSE, reply);
       await renderPanels();
       await userEvent.setup().click(within(positionsCard()).getByRole('button', { name: 'Close EURUSD position' }));
-      await waitFor(() => expect(alert).toHaveBeenCalledTimes(1));
-      return alert.mock.calls[0]![0] as string;
+      const notice = await findNotice(/^Error/);
+      expect(alert).not.toHaveBeenCalled();
+      return notice.textContent ?? '';
     }
 
     it("Error: and the server's error", async () => {
@@ -397,8 +428,8 @@ describe('positions in the pair (spec §2, §4)', () => {
       expect(await closeWith({ status: 500, body: {} })).toBe('Error: Failed to close position');
     });
 
-    it("Error closing position: and the exception's message", async () => {
-      expect(await closeWith('network-error')).toBe('Error closing position: Failed to fetch');
+    it("Error closing position: and the spec's text when the server cannot be reached, never Failed to fetch", async () => {
+      expect(await closeWith('network-error')).toBe('Error closing position: An error occurred while closing the position');
     });
 
     it('Error closing position: An error occurred while closing the position, without a message', async () => {

@@ -1,4 +1,4 @@
-import type { FxPair, MidLookup, PositionDto } from '@pipdesk/contract';
+import type { FxPair, MidLookup } from '@pipdesk/contract';
 import { Card, Spinner } from '../../components';
 import {
   AccountInfoCard,
@@ -17,20 +17,20 @@ import {
 } from '../trading';
 import '../trading/trading.css';
 
-/** Spec §8: the pair page's load failure. */
+/** docs/screens.md#error-texts: the pair page's load failure. */
 export const PAIR_LOAD_FAILED = 'Failed to load trading platform data';
 
 /**
- * The pair page's trading side (spec §2): Account Info, Place Order, the trader's open
+ * The pair page's trading side (docs/screens.md#pair-page): Account Info, Place Order, the trader's open
  * positions in the pair (with Close and the Live/Connecting... indicator) and recent orders
  * in the pair, all kept live by the trading socket.
  */
 export function PairTradingPanels({ pair }: { pair: FxPair }) {
   const page = usePairPage(pair.symbol);
-  // The catalogue converts the base currency to USD for the margin figures (DESIGN §3).
+  // The catalogue converts the base currency to USD for the margin figures (docs/trading-rules.md#conversion-to-usd).
   const platform = usePlatformData();
   const prices = useLivePrices();
-  const { closingId, close } = useClosePosition();
+  const { closingId, close } = useClosePosition(prices);
 
   const data = page.data;
   if (!data) {
@@ -49,10 +49,6 @@ export function PairTradingPanels({ pair }: { pair: FxPair }) {
   const catalogue: readonly FxPair[] = platform.data?.fx_pairs ?? [data.pair];
   const mid: MidLookup = (symbol) => prices[symbol]?.mid ?? (symbol === data.pair.symbol ? data.price?.mid : undefined);
   const digits = digitsLookup(catalogue.length > 0 ? catalogue : [data.pair]);
-  const closeAtSeenPrice = (position: PositionDto) => {
-    const quote = prices[position.fx_pair_symbol];
-    void close(position, quote ? (position.quantity > 0 ? quote.bid : quote.ask) : undefined);
-  };
 
   return (
     <div className="trading-grid">
@@ -71,7 +67,7 @@ export function PairTradingPanels({ pair }: { pair: FxPair }) {
           <PositionsTable
             positions={data.positions.filter(isListedPosition)}
             digits={digits}
-            onClose={closeAtSeenPrice}
+            onClose={(position) => void close(position)}
             closingId={closingId}
             caption={`Open positions in ${data.pair.symbol}`}
           />

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { Card, Num } from '../../components';
 import { formatLeverage, formatUsd } from './format';
 
-/** The dashboard's four account cards (spec §2): Balance (to /orders), Margin Used, Free Margin, Leverage. */
+/** The dashboard's four account cards (docs/screens.md#dashboard): Balance (to /orders), Margin Used, Free Margin, Leverage. */
 export function AccountCards({ account }: { account: TradingAccountDto }) {
   return (
     <section className="account-cards" aria-label="Account">
@@ -41,7 +41,7 @@ export function AccountCards({ account }: { account: TradingAccountDto }) {
   );
 }
 
-/** The pair page's Account Info card (spec §2): Balance, Equity, Free Margin, Leverage. */
+/** The pair page's Account Info card (docs/screens.md#pair-page): Balance, Equity, Free Margin, Leverage. */
 export function AccountInfoCard({ account }: { account: TradingAccountDto }) {
   const rows: [string, string, number | undefined][] = [
     ['Balance', formatUsd(account.balance), undefined],

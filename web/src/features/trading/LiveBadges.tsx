@@ -1,7 +1,8 @@
 import { Alert, Badge } from '../../components';
+import { useConnectionStatus } from '../../realtime/ConnectionStatus';
 import { useLiveConnected, useMarginCall } from './LiveTradingProvider';
 
-/** The dashboard's badge (spec §2): Live Updates, or Polling Mode (5s) while the trading socket is down. */
+/** The dashboard's badge (docs/screens.md#dashboard): Live Updates, or Polling Mode (5s) while the trading socket is down. */
 export function FeedModeBadge() {
   const live = useLiveConnected();
   return (
@@ -19,14 +20,18 @@ export function FeedModeBadge() {
   );
 }
 
-/** The pair page's positions indicator (spec §2): Live or Connecting... */
+/** The pair page's positions indicator (docs/screens.md#pair-page): Live or Connecting..., Offline once the socket gave up. */
 export function LiveIndicator() {
-  const live = useLiveConnected();
+  const state = useConnectionStatus();
   return (
     <span role="status" aria-label="Positions feed">
-      {live ? (
+      {state === 'live' ? (
         <Badge tone="profit" dot pulse>
           Live
+        </Badge>
+      ) : state === 'offline' ? (
+        <Badge tone="loss" dot>
+          Offline
         </Badge>
       ) : (
         <Badge tone="warning" dot>
@@ -37,7 +42,7 @@ export function LiveIndicator() {
   );
 }
 
-/** A margin call from the server (DESIGN §5), until dismissed. */
+/** A margin call from the server (docs/api.md#trading-socket), until dismissed. */
 export function MarginCallBanner() {
   const { notice, dismiss } = useMarginCall();
   if (!notice) return null;

@@ -1,5 +1,5 @@
 import { act, screen, waitFor } from '@testing-library/react';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { tokenStore } from '../../api';
 import { ConnectionIndicator } from '../../realtime/ConnectionStatus';
 import { FakeAuthServer } from '../../test/fakeAuthServer';
@@ -32,7 +32,7 @@ async function connected() {
   return FakeSocket.last!;
 }
 
-describe('the live trading feed in the app (spec §4)', () => {
+describe('the live trading feed in the app (docs/screens.md#live-data-and-polling)', () => {
   it("drives the header's indicator: Connecting... until connection_established, then Live Updates", async () => {
     renderTrading(<ConnectionIndicator />);
     expect(screen.getByRole('status')).toHaveTextContent(/^Connecting\.\.\.$/);
@@ -75,6 +75,32 @@ describe('the live trading feed in the app (spec §4)', () => {
     const ws = await connected();
     act(() => tokenStore.save({ access: 'renewed-access-token', refresh: tokens.refresh }));
     expect(ws.sent.at(-1)).toEqual({ type: 'authenticate', token: 'renewed-access-token' });
+  });
+
+  it('after the 5 reconnects are spent shows Offline with Retry, keeps polling prices, and Retry connects again', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    renderTrading(<ConnectionIndicator />);
+    const status = () => screen.getByRole('status');
+    const ws = await connected();
+    act(() => ws.serverClose(1006));
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await act(() => vi.advanceTimersByTimeAsync(3_000));
+      expect(status()).toHaveTextContent(/^Connecting\.\.\.$/);
+      expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+      act(() => FakeSocket.last!.serverClose(1006));
+    }
+    expect(FakeSocket.instances).toHaveLength(6);
+    expect(status()).toHaveTextContent(/^Offline$/);
+    const polls = server.callsTo('/api/trading/current-prices/').length;
+    await act(() => vi.advanceTimersByTimeAsync(10_000));
+    expect(server.callsTo('/api/trading/current-prices/').length).toBe(polls + 2);
+
+    act(() => screen.getByRole('button', { name: 'Retry' }).click());
+    expect(FakeSocket.instances).toHaveLength(7);
+    expect(status()).toHaveTextContent(/^Connecting\.\.\.$/);
+    act(() => FakeSocket.last!.establish());
+    expect(status()).toHaveTextContent(/^Live Updates$/);
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
   });
 
   it('shows a margin call until it is dismissed', async () => {

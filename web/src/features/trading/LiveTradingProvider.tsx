@@ -1,14 +1,17 @@
-import type { Price } from '@pipdesk/contract';
+import type { PlatformDataDto, Price } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, type ReactNode, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { createContext, type ReactNode, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { tokenStore } from '../../api';
-import { useConnectionStatus, useSetConnectionStatus } from '../../realtime/ConnectionStatus';
+import { useNotices } from '../../notices/NoticeProvider';
+import { useConnectionStatus, useSetConnectionRetry, useSetConnectionStatus } from '../../realtime/ConnectionStatus';
+import { digitsLookup } from './format';
 import type { PriceMap } from './livePrices';
 import { LiveTrading } from './liveTrading';
-import { applyTradingMessage, fetchCurrentPrices } from './queries';
+import { applyTradingMessage, fetchCurrentPrices, tradingKeys } from './queries';
+import { tradingMessageNotice } from './tradeNotices';
 import { type SocketLike, tradingSocketUrl } from './tradingSocket';
 
-/** The latest margin call of this session (DESIGN §5), until the trader dismisses it. */
+/** The latest margin call of this session (docs/api.md#trading-socket), until the trader dismisses it. */
 export interface MarginCallNotice {
   message: string;
   marginLevel: number;
@@ -20,6 +23,8 @@ interface LiveTradingContextValue {
   live: LiveTrading;
   marginCall: MarginCallNotice | null;
   dismissMarginCall(): void;
+  /** Counts the mounted margin call banners: while one shows, a margin call needs no notice too. */
+  marginCallBanners: { current: number };
 }
 
 const LiveTradingContext = createContext<LiveTradingContextValue | null>(null);
@@ -28,17 +33,23 @@ export interface LiveTradingProviderProps {
   children: ReactNode;
   /** For tests: a fake socket factory; the app uses the browser's WebSocket. */
   createSocket?: (url: string) => SocketLike;
+  /** For tests: the reconnect jitter's random numbers; the app uses Math.random. */
+  random?: () => number;
 }
 
 /**
- * Runs the trading socket and the price poll for the signed-in app (spec §4), sets the
- * header's Live Updates / Connecting... indicator, and applies live account and position
- * figures to the cached screens. Mount it once, inside the query client and the
- * connection status providers.
+ * Runs the trading socket and the price poll for the signed-in app (docs/screens.md#live-data-and-polling), sets the
+ * header's Live Updates / Connecting... / Offline indicator and its Retry, applies live
+ * account and position figures to the cached screens, and turns order events and margin
+ * calls into notices (docs/screens.md#notices). Mount it once, inside the query client, the
+ * connection status and the notice providers.
  */
-export function LiveTradingProvider({ children, createSocket }: LiveTradingProviderProps) {
+export function LiveTradingProvider({ children, createSocket, random }: LiveTradingProviderProps) {
   const queryClient = useQueryClient();
   const setStatus = useSetConnectionStatus();
+  const setRetry = useSetConnectionRetry();
+  const notices = useNotices();
+  const marginCallBanners = useRef(0);
   const [marginCall, setMarginCall] = useState<MarginCallNotice | null>(null);
   const [live] = useState(
     () =>
@@ -47,12 +58,14 @@ export function LiveTradingProvider({ children, createSocket }: LiveTradingProvi
         token: () => tokenStore.read().access,
         fetchPrices: fetchCurrentPrices,
         createSocket,
+        random,
       }),
   );
 
   useEffect(() => {
     const unsubscribe = live.listen({
       onConnectedChange: (connected) => setStatus(connected ? 'live' : 'connecting'),
+      onGiveUp: () => setStatus('offline'),
       onMessage: (message) => {
         if (message.type === 'margin_call') {
           setMarginCall((prev) => ({
@@ -61,6 +74,10 @@ export function LiveTradingProvider({ children, createSocket }: LiveTradingProvi
             serial: (prev?.serial ?? 0) + 1,
           }));
         }
+        const digits = digitsLookup(queryClient.getQueryData<PlatformDataDto>(tradingKeys.platformData)?.fx_pairs);
+        const notice = tradingMessageNotice(message, digits);
+        // The dashboard shows a margin call in its banner (docs/screens.md#live-data-and-polling); other pages in a notice.
+        if (notice && !(message.type === 'margin_call' && marginCallBanners.current > 0)) notices.notify(notice);
         applyTradingMessage(queryClient, message, () => live.socket.send('get_positions_update', {}));
       },
     });
@@ -68,18 +85,27 @@ export function LiveTradingProvider({ children, createSocket }: LiveTradingProvi
     const stopTokens = tokenStore.subscribe((change) => {
       if (change.access) live.socket.reauthenticate();
     });
-    const onOnline = () => live.socket.retryNow();
-    window.addEventListener('online', onOnline);
+    const retry = () => {
+      if (live.socket.retryNow()) setStatus('connecting');
+    };
+    setRetry(retry);
+    window.addEventListener('online', retry);
     return () => {
-      window.removeEventListener('online', onOnline);
+      window.removeEventListener('online', retry);
+      setRetry(null);
       stopTokens();
       live.stop();
       unsubscribe();
       setStatus('connecting');
     };
-  }, [live, queryClient, setStatus]);
+  }, [live, queryClient, setStatus, setRetry, notices]);
 
-  const value: LiveTradingContextValue = { live, marginCall, dismissMarginCall: () => setMarginCall(null) };
+  const value: LiveTradingContextValue = {
+    live,
+    marginCall,
+    dismissMarginCall: () => setMarginCall(null),
+    marginCallBanners,
+  };
   return <LiveTradingContext.Provider value={value}>{children}</LiveTradingContext.Provider>;
 }
 
@@ -105,8 +131,17 @@ export function useLiveConnected(): boolean {
   return useConnectionStatus() === 'live';
 }
 
-/** The latest margin call and a way to dismiss it. */
+/**
+ * The latest margin call and a way to dismiss it, for the banner that shows it: while a
+ * component using this is mounted, margin calls raise no notice.
+ */
 export function useMarginCall(): { notice: MarginCallNotice | null; dismiss(): void } {
-  const { marginCall, dismissMarginCall } = useLiveContext();
+  const { marginCall, dismissMarginCall, marginCallBanners } = useLiveContext();
+  useEffect(() => {
+    marginCallBanners.current++;
+    return () => {
+      marginCallBanners.current--;
+    };
+  }, [marginCallBanners]);
   return { notice: marginCall, dismiss: dismissMarginCall };
 }

@@ -1,14 +1,15 @@
-import type { FxPair, OrderSide, PlaceMarketOrderResponse } from '@pipdesk/contract';
-import { useQueryClient } from '@tanstack/react-query';
+import type { FxPair } from '@pipdesk/contract';
 import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api';
 import { Button, Card, Field, Input, Select } from '../../components';
-import { digitsLookup, formatLots, formatQuote } from './format';
-import { LOT_DEFAULT, LOT_STEP, lotHint, lotSizeProblem, pairLotBounds, parseLots } from './lotRules';
-import { placeMarketOrder, reloadTradingData } from './queries';
+import { useNotices } from '../../notices/NoticeProvider';
+import { digitsLookup } from './format';
+import { LOT_STEP, lotHint, lotSizeProblem, pairLotBounds, parseLots } from './lotRules';
 import { SideToggle } from './SideToggle';
+import { orderNotice, orderNoticeKey, rejectedOrderOf } from './tradeNotices';
+import { usePlaceOrder } from './usePlaceOrder';
 
-/** Spec §5 and §8 texts of the dashboard order form. */
+/** docs/screens.md#order-forms texts of the dashboard order form. */
 export const ORDER_FORM_TEXT = {
   required: 'Please fill in all required fields',
   invalidPair: 'Invalid currency pair selected',
@@ -24,17 +25,26 @@ export interface MarketOrderFormProps {
 }
 
 /**
- * The dashboard's Place Market Order form (spec §2, §4, §5): pair, side and lot size; the
+ * The dashboard's Place Market Order form (docs/screens.md#order-forms): pair, side and lot size; the
  * button is disabled until they make a sendable order and reads Placing Order... while the
- * order is on its way; on success the form resets and the data reloads.
+ * order is on its way; on success the form resets, the fill shows in a notice and the data
+ * reloads. A failure goes to the page's banner, and a rejection's notice is not shown too.
  */
 export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
-  const queryClient = useQueryClient();
   const [pairId, setPairId] = useState('');
-  const [side, setSide] = useState<OrderSide>('BUY');
-  const [lotsText, setLotsText] = useState(LOT_DEFAULT);
-  const [placing, setPlacing] = useState(false);
-  const [filled, setFilled] = useState<PlaceMarketOrderResponse | null>(null);
+  const notices = useNotices();
+  const { side, setSide, lotsText, setLotsText, placing, placeOrder } = usePlaceOrder({
+    onPlaced: (answer) => {
+      setPairId('');
+      const notice = orderNotice(answer.order, digitsLookup(pairs));
+      if (notice) notices.notify(notice);
+    },
+    onFailed: (err) => {
+      const rejected = rejectedOrderOf(err);
+      if (rejected) notices.settle(orderNoticeKey(rejected));
+      onError(errorMessage(err, ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected));
+    },
+  });
 
   const pair = pairs.find((p) => String(p.id) === pairId);
   const bounds = pairLotBounds(pair);
@@ -45,7 +55,6 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (placing) return;
-    setFilled(null);
     if (!pairId || !side || lots === null || lots <= 0) {
       onError(ORDER_FORM_TEXT.required);
       return;
@@ -59,20 +68,7 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
       return;
     }
     onError(null);
-    setPlacing(true);
-    try {
-      const answer = await placeMarketOrder({ symbol: pair.symbol, side, quantity: lots });
-      setPairId('');
-      setSide('BUY');
-      setLotsText(LOT_DEFAULT);
-      setFilled(answer);
-    } catch (err) {
-      onError(errorMessage(err, ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected));
-    } finally {
-      setPlacing(false);
-      // A rejected order is stored too (DESIGN §3), so Recent Orders changes either way.
-      void reloadTradingData(queryClient);
-    }
+    await placeOrder(pair.symbol, lots);
   }
 
   return (
@@ -105,12 +101,6 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
         <Button type="submit" variant={side === 'BUY' ? 'buy' : 'sell'} block disabled={!canSubmit} busy={placing}>
           {placing ? 'Placing Order...' : 'Place Order'}
         </Button>
-        {filled && (
-          <p className="order-form__filled" role="status">
-            {filled.order.side} {formatLots(filled.order.filled_quantity)} {filled.order.fx_pair_symbol} filled at{' '}
-            {formatQuote(filled.execution_details.execution_price, digitsLookup(pairs)(filled.order.fx_pair_symbol))}
-          </p>
-        )}
       </form>
     </Card>
   );

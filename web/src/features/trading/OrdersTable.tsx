@@ -3,12 +3,21 @@ import { type Column, DataTable, Num } from '../../components';
 import { OrderStatusBadge, SideBadge } from './badges';
 import { formatDateTime, formatLots, formatQuote, ORDER_TYPE_LABELS } from './format';
 
-const REASON_TAGS: Readonly<Record<OrderDto['reason'], string | null>> = { client: null, close: 'Close', stop_out: 'Stop-out' };
+const REASON_TAGS: Readonly<Record<OrderDto['reason'], string | null>> = {
+  client: null,
+  close: 'Close',
+  stop_out: 'Stop-out',
+  stop_loss: 'Stop loss',
+  take_profit: 'Take profit',
+  trailing_stop: 'Trailing stop',
+  pending: null,
+  reset: 'Reset',
+};
 
 export interface OrdersTableProps {
   orders: readonly OrderDto[];
   digits: (symbol: string) => number;
-  /** The Orders page's full set of columns (spec §2); otherwise a compact recent-orders table. */
+  /** The Orders page's full set of columns (docs/screens.md#orders-page); otherwise a compact recent-orders table. */
   full?: boolean;
   empty?: string;
   caption: string;
@@ -16,7 +25,7 @@ export interface OrdersTableProps {
 
 /**
  * Orders with their status and, for a rejected one, the reason. Full: Time, Pair, Type,
- * Side, Quantity, Price, Fill Price, Status (spec §2); compact drops the requested Price.
+ * Side, Quantity, Price, Fill Price, Status (docs/screens.md#orders-page); compact drops the requested Price.
  */
 export function OrdersTable({ orders, digits, full = false, empty = 'No orders yet', caption }: OrdersTableProps) {
   const columns: Column<OrderDto>[] = [

@@ -3,21 +3,22 @@ import {
   type FxPair,
   type MidLookup,
   maxAllowedLotsNumber,
-  type OrderSide,
   type TradingAccountDto,
 } from '@pipdesk/contract';
-import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import type { FormEvent } from 'react';
 import { ApiError, errorMessage } from '../../api';
 import { Button, Card, Field, Input, Num } from '../../components';
-import { formatUsd } from './format';
-import { LOT_DEFAULT, LOT_STEP, type LotBounds, lotHint, lotSizeProblem, parseLots } from './lotRules';
+import { type NoticeInput, useNotices } from '../../notices/NoticeProvider';
+import { digitsLookup, formatUsd } from './format';
+import { LOT_STEP, type LotBounds, lotHint, lotSizeProblem, parseLots } from './lotRules';
 import { ORDER_FORM_TEXT } from './MarketOrderForm';
-import { placeMarketOrder, reloadTradingData } from './queries';
 import { SideToggle } from './SideToggle';
+import { orderNotice, orderNoticeKey, rejectedOrderOf } from './tradeNotices';
+import { usePlaceOrder } from './usePlaceOrder';
 
 /**
- * Spec §8: the pair page reports order and close failures in alert dialogs. "Error:" prefixes
+ * docs/screens.md#error-texts: the pair page's texts for order and close failures (shown in a notice,
+ * docs/screens.md#notices). "Error:" prefixes
  * the server's own refusal; "Error placing order:" / "Error closing position:" an exception
  * (no answer at all).
  */
@@ -31,7 +32,25 @@ export function alertText(
   return err instanceof ApiError ? `Error: ${message}` : `Error ${action}: ${message}`;
 }
 
-/** The pair page's lot bounds (spec §5): min_lot_size, and the smaller of max_lot_size and the maximum allowed lots. */
+/**
+ * A failed order or close on the pair page, in the spec's words. A rejection's notice from the
+ * socket gives way to it (same key): the spec words it "Error: ...".
+ */
+export function failureNotice(
+  err: unknown,
+  action: 'placing order' | 'closing position',
+  failed: string,
+  unexpected: string,
+): NoticeInput {
+  const rejected = rejectedOrderOf(err);
+  return {
+    ...(rejected ? { key: orderNoticeKey(rejected) } : {}),
+    tone: 'error',
+    text: alertText(err, action, failed, unexpected),
+  };
+}
+
+/** The pair page's lot bounds (docs/screens.md#order-forms): min_lot_size, and the smaller of max_lot_size and the maximum allowed lots. */
 export function pairPageLotBounds(pair: FxPair, maxAllowed: number | null): LotBounds {
   return { min: pair.min_lot_size, max: maxAllowed === null ? pair.max_lot_size : Math.min(pair.max_lot_size, maxAllowed) };
 }
@@ -39,22 +58,29 @@ export function pairPageLotBounds(pair: FxPair, maxAllowed: number | null): LotB
 export interface PairOrderFormProps {
   pair: FxPair;
   account: TradingAccountDto;
-  /** The catalogue, for converting the base currency to USD (DESIGN §3). */
+  /** The catalogue, for converting the base currency to USD (docs/trading-rules.md#conversion-to-usd). */
   pairs: readonly FxPair[];
   /** Current mid prices of the catalogue. */
   mid: MidLookup;
 }
 
 /**
- * The pair page's Place Order form (spec §2, §5): BUY/SELL (BUY first), Lot Size bounded by
+ * The pair page's Place Order form (docs/screens.md#order-forms): BUY/SELL (BUY first), Lot Size bounded by
  * the free margin, and the Estimated Margin Required, computed by the same contract
  * function the server uses for the order's `margin_required`.
  */
 export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps) {
-  const queryClient = useQueryClient();
-  const [side, setSide] = useState<OrderSide>('BUY');
-  const [lotsText, setLotsText] = useState(LOT_DEFAULT);
-  const [placing, setPlacing] = useState(false);
+  const notices = useNotices();
+  const { side, setSide, lotsText, setLotsText, placing, placeOrder } = usePlaceOrder({
+    onPlaced: (answer) => {
+      const notice = orderNotice(answer.order, digitsLookup(pairs));
+      if (notice) notices.notify(notice);
+    },
+    onFailed: (err) =>
+      notices.notify(failureNotice(err, 'placing order', ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected), {
+        replace: true,
+      }),
+  });
 
   const maxAllowed = maxAllowedLotsNumber(account.free_margin, account.leverage, pair, pairs, mid);
   const bounds = pairPageLotBounds(pair, maxAllowed);
@@ -67,17 +93,7 @@ export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps)
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!canSubmit || lots === null) return;
-    setPlacing(true);
-    try {
-      await placeMarketOrder({ symbol: pair.symbol, side, quantity: lots });
-      setSide('BUY');
-      setLotsText(LOT_DEFAULT);
-    } catch (err) {
-      window.alert(alertText(err, 'placing order', ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected));
-    } finally {
-      setPlacing(false);
-      void reloadTradingData(queryClient);
-    }
+    await placeOrder(pair.symbol, lots);
   }
 
   return (

@@ -1,45 +1,8 @@
 import type { PositionDto } from '@pipdesk/contract';
-import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { Link } from 'react-router';
 import { Button, type Column, DataTable, Num } from '../../components';
 import { SideBadge } from './badges';
 import { formatLots, formatPnl, formatQuote, formatUsd } from './format';
-import { alertText } from './PairOrderForm';
-import { closePosition, reloadTradingData } from './queries';
-
-/** Spec §5 and §8 texts of closing a position. */
-export const CLOSE_TEXT = {
-  confirm: 'Are you sure you want to close this position?',
-  failed: 'Failed to close position',
-  unexpected: 'An error occurred while closing the position',
-} as const;
-
-/**
- * Closing a position (spec §4): asks for confirmation, reports which position is closing
- * (its button reads Closing...), reloads the data afterwards, and alerts on failure (§8).
- */
-export function useClosePosition(): {
-  closingId: number | null;
-  close(position: PositionDto, seenPrice?: number): Promise<void>;
-} {
-  const queryClient = useQueryClient();
-  const [closingId, setClosingId] = useState<number | null>(null);
-  async function close(position: PositionDto, seenPrice?: number) {
-    if (closingId !== null) return;
-    if (!window.confirm(CLOSE_TEXT.confirm)) return;
-    setClosingId(position.id);
-    try {
-      await closePosition(position.id, seenPrice);
-    } catch (err) {
-      window.alert(alertText(err, 'closing position', CLOSE_TEXT.failed, CLOSE_TEXT.unexpected));
-    } finally {
-      setClosingId(null);
-      void reloadTradingData(queryClient);
-    }
-  }
-  return { closingId, close };
-}
 
 export interface PositionsTableProps {
   positions: readonly PositionDto[];

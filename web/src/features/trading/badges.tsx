@@ -1,5 +1,6 @@
 import type { OrderSide, OrderStatus, PositionSide } from '@pipdesk/contract';
 import { Badge, type Tone } from '../../components';
+import { ORDER_STATUS_LABELS } from './format';
 
 const STATUS_TONES: Readonly<Record<OrderStatus, Tone>> = {
   PENDING: 'warning',
@@ -10,9 +11,12 @@ const STATUS_TONES: Readonly<Record<OrderStatus, Tone>> = {
   EXPIRED: 'neutral',
 };
 
-/** An order's status as the server names it (spec §4: the interface only displays them). */
+/**
+ * An order's status (docs/trading-rules.md#orders: the interface only displays them), in the words
+ * of the Orders page's Status filter ("Partially Filled"), so one status reads the same everywhere.
+ */
 export function OrderStatusBadge({ status }: { status: OrderStatus }) {
-  return <Badge tone={STATUS_TONES[status]}>{status.replace('_', ' ')}</Badge>;
+  return <Badge tone={STATUS_TONES[status]}>{ORDER_STATUS_LABELS[status]}</Badge>;
 }
 
 /** BUY in the ask colour, SELL in the bid colour; LONG/SHORT likewise; FLAT neutral. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { digitsLookup, formatDateTime, formatLeverage, formatLots, formatPnl, formatQuote, formatUsd } from './format';
 import { LOT_MAX_FALLBACK, LOT_MIN_FALLBACK, lotHint, lotSizeProblem, pairLotBounds } from './lotRules';
 
-describe('figures on the trading screens (spec §9)', () => {
+describe('figures on the trading screens (docs/screens.md#formatting)', () => {
   it('money is USD with 2 decimals', () => {
     expect(formatUsd(10_000)).toBe('$10,000.00');
     expect(formatUsd(-52.42)).toBe('-$52.42');
@@ -31,7 +31,7 @@ describe('figures on the trading screens (spec §9)', () => {
   });
 });
 
-describe('lot size rules (spec §5)', () => {
+describe('lot size rules (docs/screens.md#order-forms)', () => {
   it('falls back to 0.01 and 100 when the pair gives no bound', () => {
     expect(pairLotBounds(undefined)).toEqual({ min: LOT_MIN_FALLBACK, max: LOT_MAX_FALLBACK });
     expect(pairLotBounds({ min_lot_size: 0.1, max_lot_size: null })).toEqual({ min: 0.1, max: 100 });

@@ -1,6 +1,6 @@
 import { type FxPair, formatPrice, type OrderStatus, type OrderType } from '@pipdesk/contract';
 
-// Spec §9: money in USD with 2 decimals; prices with the pair's digits; lots with 2 decimals.
+// docs/screens.md#formatting: money in USD with 2 decimals; prices with the pair's digits; lots with 2 decimals.
 
 const usd = new Intl.NumberFormat('en-US', {
   style: 'currency',
@@ -41,7 +41,7 @@ export function formatLeverage(leverage: number): string {
   return `${leverage}:1`;
 }
 
-/** Decimals of a quote when the catalogue is not at hand: 3 for JPY-quoted pairs, else 5 (DESIGN §2). */
+/** Decimals of a quote when the catalogue is not at hand: 3 for JPY-quoted pairs, else 5 (docs/trading-rules.md#pairs). */
 export function defaultDigits(symbol: string): number {
   return symbol.toUpperCase().endsWith('JPY') ? 3 : 5;
 }
@@ -57,21 +57,8 @@ export function formatQuote(value: number | null | undefined, digits: number): s
   return value === null || value === undefined ? '—' : formatPrice(value, digits);
 }
 
-const dateTime = new Intl.DateTimeFormat('en-GB', {
-  day: '2-digit',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-
-/** A time in the trader's zone: "01 Apr 2026, 14:03:22". */
-export function formatDateTime(iso: string): string {
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? '' : dateTime.format(t);
-}
+/** A time in the trader's zone, the app's one date style: "01 Apr 2026, 14:03:22". */
+export { formatDateTime } from '../../components';
 
 export const ORDER_TYPE_LABELS: Readonly<Record<OrderType, string>> = {
   MARKET: 'Market',
@@ -80,6 +67,10 @@ export const ORDER_TYPE_LABELS: Readonly<Record<OrderType, string>> = {
   STOP_LIMIT: 'Stop Limit',
 };
 
+/**
+ * The one word for each order status, everywhere (badges, filters, notices): the form the spec
+ * gives the Orders page's Status filter (docs/screens.md#orders-page).
+ */
 export const ORDER_STATUS_LABELS: Readonly<Record<OrderStatus, string>> = {
   PENDING: 'Pending',
   PARTIALLY_FILLED: 'Partially Filled',

@@ -17,7 +17,7 @@ export { MarketOrderForm } from './MarketOrderForm';
 export { ErrorBox, TradingNotAvailable } from './notices';
 export { OrdersTable } from './OrdersTable';
 export { PairOrderForm } from './PairOrderForm';
-export { PositionsTable, useClosePosition } from './PositionsTable';
+export { PositionsTable } from './PositionsTable';
 export {
   fetchOrders,
   isListedPosition,
@@ -26,3 +26,5 @@ export {
   usePairPage,
   usePlatformData,
 } from './queries';
+export { DEMO_MODE_TEXT, type TradingMode, TradingModeSwitch, tradingMode, useTradingMode } from './tradingMode';
+export { CLOSE_TEXT, useClosePosition } from './useClosePosition';

@@ -2,7 +2,7 @@ import type { CurrentPrices, TradingServerMessage } from '@pipdesk/contract';
 import { PriceBoard } from './livePrices';
 import { type SocketLike, TradingSocket } from './tradingSocket';
 
-/** Spec §4 and §9: prices are polled every 5 s until the trading socket is connected. */
+/** docs/screens.md#live-data-and-polling: prices are polled every 5 s until the trading socket is connected. */
 export const PRICE_POLL_INTERVAL_MS = 5_000;
 
 export interface LiveTradingOptions {
@@ -12,17 +12,21 @@ export interface LiveTradingOptions {
   fetchPrices: () => Promise<CurrentPrices>;
   createSocket?: (url: string) => SocketLike;
   log?: (message: string, detail?: unknown) => void;
+  /** For the reconnect jitter; defaults to Math.random. */
+  random?: () => number;
 }
 
 export interface LiveListener {
   onConnectedChange?(connected: boolean): void;
+  /** The socket stopped trying (prices keep polling) until `retry()`. */
+  onGiveUp?(): void;
   /** Every server message (a price_update is already on the board). */
   onMessage?(message: TradingServerMessage): void;
 }
 
 /**
  * The signed-in app's live market and account feed: the trading socket when it is up, and
- * a current-prices poll every 5 s while it is not (spec §4). Prices from either land on
+ * a current-prices poll every 5 s while it is not (docs/screens.md#live-data-and-polling). Prices from either land on
  * one `PriceBoard`.
  */
 export class LiveTrading {
@@ -41,6 +45,10 @@ export class LiveTrading {
       token: options.token,
       createSocket: options.createSocket,
       log: options.log,
+      random: options.random,
+      onGiveUp: () => {
+        for (const l of [...this.listeners]) l.onGiveUp?.();
+      },
       onConnectedChange: (connected) => {
         if (connected) this.stopPolling();
         else if (this.running) this.startPolling();

@@ -1,6 +1,6 @@
 import { isLotStep } from '@pipdesk/contract';
 
-/** Spec §5 and §9: lot size default 0.01, step 0.01, fallback bounds 0.01 and 100. */
+/** docs/screens.md#order-forms: lot size default 0.01, step 0.01, fallback bounds 0.01 and 100. */
 export const LOT_DEFAULT = '0.01';
 export const LOT_STEP = 0.01;
 export const LOT_MIN_FALLBACK = 0.01;
@@ -40,7 +40,7 @@ export function lotSizeProblem(text: string, bounds: LotBounds): string | null {
   return null;
 }
 
-/** The hint under the field (spec §5): "Minimum: 0.01, Maximum: 100.00". */
+/** The hint under the field (docs/screens.md#order-forms): "Minimum: 0.01, Maximum: 100.00". */
 export function lotHint(bounds: LotBounds): string {
   return `Minimum: ${bounds.min.toFixed(2)}, Maximum: ${bounds.max.toFixed(2)}`;
 }

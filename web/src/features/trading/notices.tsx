@@ -1,6 +1,6 @@
 import { Alert, Button } from '../../components';
 
-/** Spec §2 and §6: shown instead of the trading panels when the trader profile or the account is missing. */
+/** docs/screens.md#dashboard: shown instead of the trading panels when the trader profile or the account is missing. */
 export const TRADING_NOT_AVAILABLE_TITLE = 'Trading Not Available';
 export const TRADING_NOT_AVAILABLE_TEXT = 'Please complete your registration process to access trading.';
 
@@ -22,7 +22,7 @@ export interface ErrorBoxProps {
   retrying?: boolean;
 }
 
-/** Spec §8's generic error box: the message, Try Again and Dismiss. */
+/** The docs/screens.md#error-texts generic error box: the message, Try Again and Dismiss. */
 export function ErrorBox({ message, onRetry, onDismiss, retrying = false }: ErrorBoxProps) {
   return (
     <Alert

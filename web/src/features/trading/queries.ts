@@ -46,7 +46,7 @@ export function fetchOrders(query: Record<string, QueryValue>, signal?: AbortSig
   return api.request('/trading/orders/', { method: 'GET', query, schema: ordersPageSchema, signal });
 }
 
-/** One key per submission: a retried request (a flaky network) can never execute twice (DESIGN §9). */
+/** One key per submission: a retried request (a flaky network) can never execute twice (docs/trading-rules.md#idempotency). */
 function idempotencyKey(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
@@ -85,7 +85,7 @@ export function reloadTradingData(queryClient: QueryClient): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: tradingKeys.all });
 }
 
-/** Spec §4: only OPEN positions with a nonzero quantity are listed. */
+/** docs/screens.md#dashboard: only OPEN positions with a nonzero quantity are listed. */
 export function isListedPosition(p: PositionDto): boolean {
   return p.status === 'OPEN' && p.quantity !== 0;
 }
@@ -115,7 +115,7 @@ function patchPnl(positions: PositionDto[], updates: readonly PnlUpdate[]): Posi
 /**
  * Applies a trading socket message to the cached screens, so the figures on screen move
  * without a reload: account figures, each position's P&L, the open positions list.
- * `requestPositions` asks the socket for a positions_update (spec §4: on order_confirmation).
+ * `requestPositions` asks the socket for a positions_update (docs/screens.md#live-data-and-polling: on order_confirmation).
  */
 export function applyTradingMessage(queryClient: QueryClient, message: TradingServerMessage, requestPositions: () => void): void {
   switch (message.type) {

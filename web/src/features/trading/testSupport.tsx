@@ -7,7 +7,9 @@ import type {
   TradingAccountDto,
   TradingServerMessage,
 } from '@pipdesk/contract';
+import { screen, within } from '@testing-library/react';
 import type { ReactElement } from 'react';
+import { NoticeProvider } from '../../notices/NoticeProvider';
 import { DEMO_USER, type FakeAuthServer } from '../../test/fakeAuthServer';
 import { renderWithProviders } from '../../test/render';
 import { LiveTradingProvider } from './LiveTradingProvider';
@@ -147,6 +149,9 @@ export function makePosition(overrides: Partial<PositionDto> = {}): PositionDto 
     created_at: T0,
     updated_at: T0,
     closed_at: null,
+    stop_loss: null,
+    take_profit: null,
+    trailing_stop_pips: null,
     ...overrides,
   };
 }
@@ -169,6 +174,14 @@ export function makeOrder(overrides: Partial<OrderDto> = {}): OrderDto {
     current_price: null,
     submitted_at: T0,
     created_at: T0,
+    updated_at: T0,
+    time_in_force: 'GTC',
+    expires_at: null,
+    limit_price: null,
+    triggered_at: null,
+    stop_loss: null,
+    take_profit: null,
+    trailing_stop_pips: null,
     ...overrides,
   };
 }
@@ -182,6 +195,7 @@ export function makePlatformData(overrides: Partial<PlatformDataDto> = {}): Plat
     recent_orders: [],
     recent_trades: [],
     trading_mode: 'live',
+    pending_orders: [],
     ...overrides,
   };
 }
@@ -207,7 +221,22 @@ export function serveTrading(
   server.on('/api/trading/current-prices/', () => ok(prices()));
 }
 
-/** Renders a trading screen with the providers and the live feed on a FakeSocket. */
+/** The notices (toasts) region of the signed-in app. */
+export const notifications = () => screen.getByRole('region', { name: 'Notifications' });
+
+/** Waits for a notice with this text (its title or its message) and returns its list item. */
+export async function findNotice(text: string | RegExp): Promise<HTMLElement> {
+  return (await within(notifications()).findByText(text)).closest('li') as HTMLElement;
+}
+
+/** Renders a trading screen with the providers, the notices and the live feed on a FakeSocket (reconnects without jitter). */
 export function renderTrading(ui: ReactElement, options: { path?: string } = {}) {
-  return renderWithProviders(<LiveTradingProvider createSocket={FakeSocket.create}>{ui}</LiveTradingProvider>, options);
+  return renderWithProviders(
+    <NoticeProvider>
+      <LiveTradingProvider createSocket={FakeSocket.create} random={() => 0}>
+        {ui}
+      </LiveTradingProvider>
+    </NoticeProvider>,
+    options,
+  );
 }

@@ -6,19 +6,23 @@ import { TRADING_SOCKET_RULES, TradingSocket, tradingSocketUrl } from './trading
 
 const URL = 'ws://pipdesk.test/ws/trading/';
 
-function makeSocket(token: () => string | null = () => 'token-1') {
+/** `random` picks the reconnect jitter; 0 keeps the spec's plain 3 s. */
+function makeSocket(token: () => string | null = () => 'token-1', random: () => number = () => 0) {
   const connected: boolean[] = [];
   const messages: TradingServerMessage[] = [];
   const log = vi.fn();
+  const onGiveUp = vi.fn();
   const socket = new TradingSocket({
     url: URL,
     token,
     onConnectedChange: (c) => connected.push(c),
     onMessage: (m) => messages.push(m),
+    onGiveUp,
     createSocket: FakeSocket.create,
     log,
+    random,
   });
-  return { socket, connected, messages, log };
+  return { socket, connected, messages, log, onGiveUp };
 }
 
 beforeEach(() => {
@@ -30,7 +34,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('trading socket (spec §4, §9)', () => {
+describe('trading socket (docs/screens.md#live-data-and-polling)', () => {
   it('the rules are the spec constants', () => {
     expect(TRADING_SOCKET_RULES).toMatchObject({
       connectDelayMs: 100,
@@ -101,6 +105,47 @@ describe('trading socket (spec §4, §9)', () => {
     vi.advanceTimersByTime(10 * 60_000);
     expect(FakeSocket.instances).toHaveLength(6);
     expect(log).toHaveBeenCalledWith('gave up after 5 reconnect attempts');
+  });
+
+  it('adds a jitter of up to 1 s to the 3 s, so restarted clients do not all come back at once', () => {
+    for (const [random, delay] of [
+      [0.5, 3_500],
+      [0.999, 3_999],
+    ] as const) {
+      FakeSocket.reset();
+      const { socket } = makeSocket(undefined, () => random);
+      socket.start();
+      vi.advanceTimersByTime(100);
+      FakeSocket.last!.serverClose(1006);
+      vi.advanceTimersByTime(delay - 1);
+      expect(FakeSocket.instances).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(FakeSocket.instances).toHaveLength(2);
+      socket.stop();
+    }
+    expect(TRADING_SOCKET_RULES.reconnectJitterMs).toBe(1_000);
+  });
+
+  it('says when it gives up: the 5 attempts spent, or a normal close by the server', () => {
+    const { socket, onGiveUp } = makeSocket();
+    socket.start();
+    vi.advanceTimersByTime(100);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      FakeSocket.last!.serverClose(1006);
+      vi.advanceTimersByTime(3_000);
+    }
+    expect(onGiveUp).not.toHaveBeenCalled();
+    FakeSocket.last!.serverClose(1006);
+    expect(onGiveUp).toHaveBeenCalledTimes(1);
+    expect(socket.retryNow()).toBe(true);
+    expect(socket.retryNow()).toBe(false);
+    FakeSocket.last!.establish();
+    FakeSocket.last!.serverClose(1000);
+    expect(onGiveUp).toHaveBeenCalledTimes(2);
+    // Our own stop is no giving up.
+    expect(socket.retryNow()).toBe(true);
+    socket.stop();
+    expect(onGiveUp).toHaveBeenCalledTimes(2);
   });
 
   it('never reconnects after a normal close (code 1000)', () => {
@@ -209,7 +254,7 @@ describe('trading socket (spec §4, §9)', () => {
   });
 });
 
-describe('price polling while the trading socket is down (spec §4, §9)', () => {
+describe('price polling while the trading socket is down (docs/screens.md#live-data-and-polling)', () => {
   function makeLive() {
     const fetchPrices = vi.fn(async () => makePrices({ EURUSD: 1.1 }, new Date().toISOString()));
     const live = new LiveTrading({
@@ -218,6 +263,7 @@ describe('price polling while the trading socket is down (spec §4, §9)', () =>
       fetchPrices,
       createSocket: FakeSocket.create,
       log: () => {},
+      random: () => 0,
     });
     return { live, fetchPrices };
   }

@@ -1,16 +1,21 @@
 import {
-  parseTradingServerMessage,
   type TradingClientMessageMap,
   type TradingClientMessageType,
   type TradingServerMessage,
-  tradingClientMessage,
+  tradingClientCodec,
+  tradingServerCodec,
 } from '@pipdesk/contract';
 
-/** Spec §4 and §9: the trading socket's timing rules. */
+/** docs/screens.md#live-data-and-polling: the trading socket's timing rules. */
 export const TRADING_SOCKET_RULES = {
   connectDelayMs: 100,
   pingIntervalMs: 30_000,
   reconnectDelayMs: 3_000,
+  /**
+   * Up to this much is added to each reconnect delay at random, so the clients of a restarted
+   * node do not all come back in the same instant (docs/decisions.md).
+   */
+  reconnectJitterMs: 1_000,
   maxReconnects: 5,
   /** RFC 6455 normal closure: the server or we ended the connection on purpose; never reconnect. */
   normalCloseCode: 1000,
@@ -38,17 +43,25 @@ export interface TradingSocketOptions {
   onConnectedChange: (connected: boolean) => void;
   /** Every valid server message, after the client's own handling. */
   onMessage: (message: TradingServerMessage) => void;
+  /**
+   * The socket stopped trying: the reconnect attempts are spent, or the server closed it
+   * normally. Only `retryNow()` (or the browser coming back online) starts it again.
+   */
+  onGiveUp?: () => void;
+  /** A number in [0, 1) for the reconnect jitter; defaults to Math.random. */
+  random?: () => number;
   /** Defaults to the browser's WebSocket. */
   createSocket?: (url: string) => SocketLike;
-  /** Spec §8: socket errors are only logged. */
+  /** docs/screens.md#live-data-and-polling: socket errors are only logged. */
   log?: (message: string, detail?: unknown) => void;
 }
 
 /**
- * The /ws/trading/ client of spec §4: it connects 100 ms after `start()`, authenticates
+ * The /ws/trading/ client of docs/screens.md#live-data-and-polling: it connects 100 ms after `start()`, authenticates
  * when the socket opens, counts as connected on `connection_established`, then asks for the
  * positions and subscribes to P&L, pings every 30 s, and after an unexpected close tries
- * again up to 5 times, 3 s apart (never after a normal close, code 1000).
+ * again up to 5 times, 3 s apart plus a jitter of up to 1 s (never after a normal close,
+ * code 1000).
  */
 export class TradingSocket {
   private socket: SocketLike | null = null;
@@ -99,20 +112,23 @@ export class TradingSocket {
   }
 
   /**
-   * After the 5 attempts are spent, connects again when the browser says it is back online
-   * (the spec's limit is per outage; a trader who fixes the network should not have to reload).
+   * After the socket gave up, connects again at once (the Offline state's Retry, or the
+   * browser back online): the spec's limit is per outage, and a trader who fixes the network
+   * should not have to reload. Returns whether an attempt started; nothing happens while one
+   * is under way or scheduled.
    */
-  retryNow(): void {
-    if (!this.running || this.socket || this.connectTimer) return;
+  retryNow(): boolean {
+    if (!this.running || this.socket || this.connectTimer) return false;
     this.reconnects = 0;
     this.connect();
+    return true;
   }
 
   /** Sends a client message when the socket is open; returns whether it went out. */
   send<K extends TradingClientMessageType>(type: K, payload: TradingClientMessageMap[K]): boolean {
     const socket = this.socket;
     if (!socket || socket.readyState !== OPEN) return false;
-    socket.send(JSON.stringify(tradingClientMessage(type, payload)));
+    socket.send(tradingClientCodec.encode(type, payload));
     return true;
   }
 
@@ -155,6 +171,7 @@ export class TradingSocket {
   }
 
   private receive(data: unknown): void {
+    // JSON first, apart from the codec's `decode`: an unreadable frame is logged with the frame itself.
     let raw: unknown;
     try {
       raw = JSON.parse(String(data));
@@ -162,7 +179,7 @@ export class TradingSocket {
       this.log('unreadable message', data);
       return;
     }
-    const parsed = parseTradingServerMessage(raw);
+    const parsed = tradingServerCodec.parse(raw);
     if (!parsed.ok) {
       this.log(parsed.error);
       return;
@@ -183,13 +200,19 @@ export class TradingSocket {
   private afterClose(code: number): void {
     this.stopPing();
     this.setEstablished(false);
-    if (!this.running || code === TRADING_SOCKET_RULES.normalCloseCode) return;
+    if (!this.running) return;
+    if (code === TRADING_SOCKET_RULES.normalCloseCode) {
+      this.options.onGiveUp?.();
+      return;
+    }
     if (this.reconnects >= TRADING_SOCKET_RULES.maxReconnects) {
       this.log(`gave up after ${TRADING_SOCKET_RULES.maxReconnects} reconnect attempts`);
+      this.options.onGiveUp?.();
       return;
     }
     this.reconnects++;
-    this.schedule(TRADING_SOCKET_RULES.reconnectDelayMs);
+    const jitter = Math.floor((this.options.random ?? Math.random)() * TRADING_SOCKET_RULES.reconnectJitterMs);
+    this.schedule(TRADING_SOCKET_RULES.reconnectDelayMs + jitter);
   }
 
   private startPing(): void {

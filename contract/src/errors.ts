@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * Every machine code a failure answer can carry. The server's error catalogue
+ * (`server/src/errors.ts`) has one factory per code and no other way to make an error answer,
+ * so this list and the server cannot drift: the catalogue is typed by it.
+ */
+export const ERROR_CODES = [
+  // 400: the request itself is wrong (nothing stored)
+  'VALIDATION_ERROR',
+  'BAD_REQUEST',
+  'MALFORMED_URL',
+  'PATH_SEGMENT_TOO_LONG',
+  'INVALID_JSON',
+  'EMPTY_BODY',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'DEMO_NOT_IMPLEMENTED',
+  // 401
+  'UNAUTHENTICATED',
+  'INVALID_CREDENTIALS',
+  'INVALID_TOKEN',
+  // 404: not found, or not the caller's
+  'NOT_FOUND',
+  'PAIR_NOT_FOUND',
+  'POSITION_NOT_FOUND',
+  'ORDER_NOT_FOUND',
+  'TRADER_NOT_FOUND',
+  // 409
+  'POSITION_CLOSED',
+  'ORDER_NOT_PENDING',
+  'NO_TRADING_ACCOUNT',
+  'TRADER_EXISTS',
+  'IDEMPOTENCY_KEY_IN_FLIGHT',
+  // 413
+  'PAYLOAD_TOO_LARGE',
+  // 422: business rejections (the order is stored REJECTED) and a reused Idempotency-Key
+  'ACCOUNT_NOT_ACTIVE',
+  'NO_PRICE',
+  'INSUFFICIENT_MARGIN',
+  'IDEMPOTENCY_KEY_REUSED',
+  // 429
+  'TOO_MANY_REQUESTS',
+  // 5xx
+  'INTERNAL',
+  'UNAVAILABLE',
+] as const;
+export const errorCodeSchema = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof errorCodeSchema>;
+
+/** Why an order was stored REJECTED (the `code` of its 422 answer). */
+export const ORDER_REJECTION_CODES = [
+  'ACCOUNT_NOT_ACTIVE',
+  'NO_PRICE',
+  'INSUFFICIENT_MARGIN',
+] as const satisfies readonly ErrorCode[];
+export const orderRejectionCodeSchema = z.enum(ORDER_REJECTION_CODES);
+export type OrderRejectionCode = z.infer<typeof orderRejectionCodeSchema>;
+
+/** The failure envelope of every call (docs/api.md#envelope). */
+export const errorEnvelopeSchema = z.object({
+  success: z.literal(false),
+  error: z.string(),
+  code: errorCodeSchema,
+  details: z.unknown().optional(),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

@@ -1,0 +1,71 @@
+-- accounts.balanceChange
+-- parameters: amountMinor, now, accountId
+update "trading_accounts" set "balance_minor" = "balance_minor" + $1, "updated_at" = $2 where "id" = $3 returning "balance_minor";
+
+-- accounts.ledgerInsert
+-- parameters: account_id, kind, amount_minor, balance_after_minor, reference, created_at
+insert into "ledger_entries" ("account_id", "kind", "amount_minor", "balance_after_minor", "reference", "created_at") values ($1, $2, $3, $4, $5, $6);
+
+-- accounts.lockAccountById
+-- parameters: key
+select * from "trading_accounts" where "id" = $1 for update;
+
+-- accounts.lockAccountByUser
+-- parameters: key
+select * from "trading_accounts" where "user_id" = $1 for update;
+
+-- auth.sessionWithUser
+-- parameters: sessionId
+select "sessions"."id" as "session_id", "sessions"."user_id", "sessions"."revoked_at", "users"."email", "users"."full_name", "users"."is_active" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."id" = $1;
+
+-- trading.idempotencyKeyOfUser
+-- parameters: userId, key
+select * from "idempotency_keys" where "user_id" = $1 and "idempotency_key" = $2;
+
+-- trading.insertIdempotencyKey
+-- parameters: user_id, idempotency_key, request_hash, response_status, response_body, created_at
+insert into "idempotency_keys" ("user_id", "idempotency_key", "request_hash", "response_status", "response_body", "created_at") values ($1, $2, $3, $4, $5, $6) returning "id";
+
+-- trading.insertOrder
+-- parameters: account_id, pair_id, symbol, order_type, side, quantity_centilots, filled_quantity_centilots, price_e10, average_fill_price_e10, status, rejection_reason, reason, position_id, client_price_e10, submitted_at, created_at, updated_at, time_in_force, expires_at, limit_price_e10, triggered_at, stop_loss_e10, take_profit_e10, trailing_stop_pips
+insert into "orders" ("account_id", "pair_id", "symbol", "order_type", "side", "quantity_centilots", "filled_quantity_centilots", "price_e10", "average_fill_price_e10", "status", "rejection_reason", "reason", "position_id", "client_price_e10", "submitted_at", "created_at", "updated_at", "time_in_force", "expires_at", "limit_price_e10", "triggered_at", "stop_loss_e10", "take_profit_e10", "trailing_stop_pips") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) returning "id";
+
+-- trading.insertPosition
+-- parameters: account_id, pair_id, symbol, quantity_centilots, average_entry_price_e10, realized_pnl_minor, status, created_at, updated_at, closed_at, stop_loss_e10, take_profit_e10, trailing_stop_pips
+insert into "positions" ("account_id", "pair_id", "symbol", "quantity_centilots", "average_entry_price_e10", "realized_pnl_minor", "status", "created_at", "updated_at", "closed_at", "stop_loss_e10", "take_profit_e10", "trailing_stop_pips") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning "id";
+
+-- trading.insertTrade
+-- parameters: account_id, order_id, position_id, pair_id, symbol, side, quantity_centilots, price_e10, realized_pnl_minor, executed_at
+insert into "trades" ("account_id", "order_id", "position_id", "pair_id", "symbol", "side", "quantity_centilots", "price_e10", "realized_pnl_minor", "executed_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning "id";
+
+-- trading.markStopLimitTriggered
+-- parameters: at, at, id
+update "orders" set "triggered_at" = $1, "updated_at" = $2 where "id" = $3 and "status" = 'PENDING' and "order_type" = 'STOP_LIMIT' and "triggered_at" is null returning "id";
+
+-- trading.openPositionsOfAccount
+-- parameters: accountId
+select * from "positions" where "account_id" = $1 and "status" = 'OPEN';
+
+-- trading.orderById
+-- parameters: id
+select * from "orders" where "id" = $1;
+
+-- trading.pendingOrdersOfAccount
+-- parameters: accountId
+select * from "orders" where "account_id" = $1 and "status" = 'PENDING' order by "id";
+
+-- trading.positionById
+-- parameters: id
+select * from "positions" where "id" = $1;
+
+-- trading.saveTrailingStop
+-- parameters: stopLoss, id, version, 0, 0, stopLoss, 0, stopLoss
+update "positions" set "stop_loss_e10" = $1 where "id" = $2 and "status" = 'OPEN' and "protection_version" = $3 and ("trailing_stop_pips" is not null or "protection_version" > $4) and ("stop_loss_e10" is null or ("quantity_centilots" > $5 and "stop_loss_e10" < $6) or ("quantity_centilots" < $7 and "stop_loss_e10" > $8)) returning "id";
+
+-- trading.settlePendingOrder
+-- parameters: status, filled_quantity_centilots, average_fill_price_e10, rejection_reason, position_id, updated_at, id
+update "orders" set "status" = $1, "filled_quantity_centilots" = $2, "average_fill_price_e10" = $3, "rejection_reason" = $4, "position_id" = $5, "updated_at" = $6 where "id" = $7 and "status" = 'PENDING' returning "id";
+
+-- trading.updatePosition
+-- parameters: quantity_centilots, average_entry_price_e10, realized_pnl_minor, status, updated_at, closed_at, stop_loss_e10, take_profit_e10, trailing_stop_pips, protection_version, id
+update "positions" set "quantity_centilots" = $1, "average_entry_price_e10" = $2, "realized_pnl_minor" = $3, "status" = $4, "updated_at" = $5, "closed_at" = $6, "stop_loss_e10" = $7, "take_profit_e10" = $8, "trailing_stop_pips" = $9, "protection_version" = $10 where "id" = $11;

@@ -1,0 +1,71 @@
+-- accounts.balanceChange
+-- parameters: amountMinor, now, accountId
+update "trading_accounts" set "balance_minor" = "balance_minor" + ?, "updated_at" = ? where "id" = ? returning "balance_minor";
+
+-- accounts.ledgerInsert
+-- parameters: account_id, kind, amount_minor, balance_after_minor, reference, created_at
+insert into "ledger_entries" ("account_id", "kind", "amount_minor", "balance_after_minor", "reference", "created_at") values (?, ?, ?, ?, ?, ?);
+
+-- accounts.lockAccountById
+-- parameters: key
+select * from "trading_accounts" where "id" = ?;
+
+-- accounts.lockAccountByUser
+-- parameters: key
+select * from "trading_accounts" where "user_id" = ?;
+
+-- auth.sessionWithUser
+-- parameters: sessionId
+select "sessions"."id" as "session_id", "sessions"."user_id", "sessions"."revoked_at", "users"."email", "users"."full_name", "users"."is_active" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."id" = ?;
+
+-- trading.idempotencyKeyOfUser
+-- parameters: userId, key
+select * from "idempotency_keys" where "user_id" = ? and "idempotency_key" = ?;
+
+-- trading.insertIdempotencyKey
+-- parameters: user_id, idempotency_key, request_hash, response_status, response_body, created_at
+insert into "idempotency_keys" ("user_id", "idempotency_key", "request_hash", "response_status", "response_body", "created_at") values (?, ?, ?, ?, ?, ?) returning "id";
+
+-- trading.insertOrder
+-- parameters: account_id, pair_id, symbol, order_type, side, quantity_centilots, filled_quantity_centilots, price_e10, average_fill_price_e10, status, rejection_reason, reason, position_id, client_price_e10, submitted_at, created_at, updated_at, time_in_force, expires_at, limit_price_e10, triggered_at, stop_loss_e10, take_profit_e10, trailing_stop_pips
+insert into "orders" ("account_id", "pair_id", "symbol", "order_type", "side", "quantity_centilots", "filled_quantity_centilots", "price_e10", "average_fill_price_e10", "status", "rejection_reason", "reason", "position_id", "client_price_e10", "submitted_at", "created_at", "updated_at", "time_in_force", "expires_at", "limit_price_e10", "triggered_at", "stop_loss_e10", "take_profit_e10", "trailing_stop_pips") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id";
+
+-- trading.insertPosition
+-- parameters: account_id, pair_id, symbol, quantity_centilots, average_entry_price_e10, realized_pnl_minor, status, created_at, updated_at, closed_at, stop_loss_e10, take_profit_e10, trailing_stop_pips
+insert into "positions" ("account_id", "pair_id", "symbol", "quantity_centilots", "average_entry_price_e10", "realized_pnl_minor", "status", "created_at", "updated_at", "closed_at", "stop_loss_e10", "take_profit_e10", "trailing_stop_pips") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id";
+
+-- trading.insertTrade
+-- parameters: account_id, order_id, position_id, pair_id, symbol, side, quantity_centilots, price_e10, realized_pnl_minor, executed_at
+insert into "trades" ("account_id", "order_id", "position_id", "pair_id", "symbol", "side", "quantity_centilots", "price_e10", "realized_pnl_minor", "executed_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id";
+
+-- trading.markStopLimitTriggered
+-- parameters: at, at, id
+update "orders" set "triggered_at" = ?, "updated_at" = ? where "id" = ? and "status" = 'PENDING' and "order_type" = 'STOP_LIMIT' and "triggered_at" is null returning "id";
+
+-- trading.openPositionsOfAccount
+-- parameters: accountId
+select * from "positions" where "account_id" = ? and "status" = 'OPEN';
+
+-- trading.orderById
+-- parameters: id
+select * from "orders" where "id" = ?;
+
+-- trading.pendingOrdersOfAccount
+-- parameters: accountId
+select * from "orders" where "account_id" = ? and "status" = 'PENDING' order by "id";
+
+-- trading.positionById
+-- parameters: id
+select * from "positions" where "id" = ?;
+
+-- trading.saveTrailingStop
+-- parameters: stopLoss, id, version, 0, 0, stopLoss, 0, stopLoss
+update "positions" set "stop_loss_e10" = ? where "id" = ? and "status" = 'OPEN' and "protection_version" = ? and ("trailing_stop_pips" is not null or "protection_version" > ?) and ("stop_loss_e10" is null or ("quantity_centilots" > ? and "stop_loss_e10" < ?) or ("quantity_centilots" < ? and "stop_loss_e10" > ?)) returning "id";
+
+-- trading.settlePendingOrder
+-- parameters: status, filled_quantity_centilots, average_fill_price_e10, rejection_reason, position_id, updated_at, id
+update "orders" set "status" = ?, "filled_quantity_centilots" = ?, "average_fill_price_e10" = ?, "rejection_reason" = ?, "position_id" = ?, "updated_at" = ? where "id" = ? and "status" = 'PENDING' returning "id";
+
+-- trading.updatePosition
+-- parameters: quantity_centilots, average_entry_price_e10, realized_pnl_minor, status, updated_at, closed_at, stop_loss_e10, take_profit_e10, trailing_stop_pips, protection_version, id
+update "positions" set "quantity_centilots" = ?, "average_entry_price_e10" = ?, "realized_pnl_minor" = ?, "status" = ?, "updated_at" = ?, "closed_at" = ?, "stop_loss_e10" = ?, "take_profit_e10" = ?, "trailing_stop_pips" = ?, "protection_version" = ? where "id" = ?;

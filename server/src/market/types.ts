@@ -1,0 +1,56 @@
+// The market module's types. Files inside market/ import them from here, never from the
+// module's entry point (index.ts only composes), so the folder has no import circle.
+
+/** Chart candles and ranges are the contract's: the answer the client parses is the type the server builds. */
+export type { Candle, ChartRange } from '@pipdesk/contract';
+
+/** A price quote as the market knows it now. Prices are decimals at the pair's digits. */
+export interface Quote {
+  symbol: string;
+  bid: number;
+  ask: number;
+  mid: number;
+  /** Epoch ms of the tick. */
+  timestamp: number;
+}
+
+/** A catalogue pair as the server uses it (the FxPair of docs/trading-rules.md#pairs). */
+export interface Pair {
+  id: number;
+  symbol: string;
+  name: string;
+  baseCurrency: string;
+  quoteCurrency: string;
+  minLotSize: number;
+  maxLotSize: number;
+  contractSize: number;
+  /** Typical spread in pips. */
+  spread: number;
+  pipSize: number;
+  digits: number;
+  isActive: boolean;
+}
+
+export interface PairCatalog {
+  list(): Pair[];
+  /** Case-insensitive. */
+  get(symbol: string): Pair | undefined;
+}
+
+/** Latest prices in memory; ticks never touch the database per trader. */
+export interface PriceBook {
+  latest(symbol: string): Quote | undefined;
+  all(): Quote[];
+  /** Called synchronously for every tick; returns an unsubscribe function. */
+  onTick(listener: (quote: Quote) => void): () => void;
+}
+
+/** A source of ticks (simulator, replay, external feed, or a scripted one in tests). */
+export interface PriceSource {
+  readonly name: string;
+  start(emit: (quote: Quote) => void): Promise<void>;
+  stop(): Promise<void>;
+  connected(): boolean;
+  /** Called before start with the last stored mid of each pair, so a model can continue from them without a jump. */
+  resume?(lastMids: ReadonlyMap<string, number>): void;
+}

@@ -1,0 +1,24 @@
+import type { Migration } from 'kysely';
+import { accountsMigrations } from './accounts/migrations.js';
+import { authMigrations } from './auth/migrations.js';
+import type { Db, DbKind } from './db/database.js';
+import { runMigrations } from './db/migrate.js';
+import { marketMigrations } from './market/migrations.js';
+import { newsMigrations } from './news/migrations.js';
+import { tradingMigrations } from './trading/migrations.js';
+
+/** All migrations of all modules; names are globally ordered by their numeric prefix. */
+export function allMigrations(kind: DbKind): Record<string, Migration> {
+  return {
+    ...authMigrations(kind),
+    ...accountsMigrations(kind),
+    ...marketMigrations(kind),
+    ...tradingMigrations(kind),
+    ...newsMigrations(kind),
+  };
+}
+
+/** Brings the schema up to date with every module's migrations; run at every start-up (idempotent). */
+export function migrateToLatest(db: Db): Promise<void> {
+  return runMigrations(db, allMigrations);
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.js';
+import type { Database } from '../../db/schema.js';
+import { errors } from '../../errors.js';
+import { allows, type OrderEvent } from '../order-status.js';
+import * as repo from '../repo.js';
+import type { OrderId, UserId } from '../types.js';
+
+/**
+ * Inside a write transaction: locks the trader's account and reads one of their orders that
+ * `event` may still happen to. 404 when the order is not the trader's (or there is no
+ * account), 409 when the status table forbids the event (it is no longer PENDING).
+ */
+export async function ownPendingOrder(
+  trx: Kysely<Database>,
+  userId: UserId,
+  orderId: OrderId,
+  event: OrderEvent,
+): Promise<{ account: TradingAccountRow; row: repo.OrderRow }> {
+  const account = await lockAccountByUser(trx, userId);
+  if (!account) throw errors.orderNotFound();
+  const row = await repo.findOrder(trx, Number(account.id), orderId);
+  if (!row) throw errors.orderNotFound();
+  // Only PENDING allows these (PARTIALLY_FILLED would by the table, but FX fills are whole: it never exists).
+  if (!allows(row.status, event)) throw errors.orderNotPending(row.status);
+  return { account, row };
+}

@@ -1,0 +1,132 @@
+import { Dec, isLotStep, type OrderSide, type PlaceMarketOrderResponse } from '@pipdesk/contract';
+import { lockAccountByUser } from '../../accounts/index.js';
+import { errors } from '../../errors.js';
+import type { PairCatalog } from '../../market/index.js';
+import type { TradingDeps } from '../deps.js';
+import { publishExecutionEffects } from '../events.js';
+import { execute } from '../execution.js';
+import { rememberAnswer, replay, requestHash, storedAnswerOf } from '../idempotency.js';
+import { centilotsFromLots } from '../math.js';
+import {
+  checkProtection,
+  fieldError,
+  hasProtectionValues,
+  type ProtectionValues,
+  protectionValues,
+  storedProtectionOf,
+} from '../order-rules.js';
+import { executionEvent, filledAnswer, lotsFromCentilotsNumber, rejectionError, storedAnswer } from '../presenter.js';
+import * as repo from '../repo.js';
+import type { UserId } from '../types.js';
+
+export interface PlaceOrderInput {
+  symbol: string;
+  side: OrderSide;
+  /** Lots. */
+  quantity: number;
+  /** Protection of the position the order leaves open (docs/orders.md#protection-on-positions). */
+  stop_loss?: number | undefined;
+  take_profit?: number | undefined;
+  trailing_stop_pips?: number | undefined;
+}
+
+export type PlaceOrderResult = PlaceMarketOrderResponse;
+
+/** docs/trading-rules.md validation: 400 and nothing stored. */
+export function validateOrder(pairs: PairCatalog, input: PlaceOrderInput) {
+  const symbol = input.symbol.trim().toUpperCase();
+  const pair = pairs.get(symbol);
+  if (!pair?.isActive) throw fieldError('symbol', `${symbol} is not a tradable currency pair`);
+  if (input.side !== 'BUY' && input.side !== 'SELL') throw fieldError('side', 'must be BUY or SELL');
+  if (!isLotStep(input.quantity)) throw fieldError('quantity', 'must be a positive multiple of 0.01');
+  const lots = Dec.from(input.quantity);
+  if (lots.lt(pair.minLotSize)) throw fieldError('quantity', `must be at least ${pair.minLotSize}`);
+  if (lots.gt(pair.maxLotSize)) throw fieldError('quantity', `must be at most ${pair.maxLotSize}`);
+  return { pair, quantityCentilots: centilotsFromLots(lots) };
+}
+
+/**
+ * Executes a market order for the trader, telling whether the answer is a stored one
+ * replayed for an Idempotency-Key. Throws AppError: 400 invalid input (nothing stored), 409
+ * no trading account / key in flight, 422 business rejection (the REJECTED order is stored and
+ * the error carries `{data:{order}}`) or key reused with another body.
+ */
+export async function placeMarketOrder(
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  userId: UserId,
+  input: PlaceOrderInput,
+  idempotencyKey?: string,
+): Promise<{ response: PlaceOrderResult; replayed: boolean }> {
+  const { pair, quantityCentilots } = validateOrder(deps.pairs, input);
+  const protection = protectionValues(pair, input);
+  const protected_ = hasProtectionValues(protection);
+  const hash = idempotencyKey
+    ? requestHash({
+        symbol: pair.symbol,
+        side: input.side,
+        quantity: lotsFromCentilotsNumber(quantityCentilots),
+        // Only when sent, so a plain order's fingerprint is what it always was.
+        ...(protected_ ? protectionFingerprint(protection) : {}),
+      })
+    : '';
+  const keyUse = idempotencyKey ? { userId, key: idempotencyKey, hash } : undefined;
+  const release = keyUse ? deps.inFlight.acquire(userId, keyUse.key, hash) : undefined;
+  try {
+    const outcome = await deps.writes.run(async (trx) => {
+      const account = await lockAccountByUser(trx, userId);
+      if (!account) throw errors.noTradingAccount();
+      const stored = keyUse && (await storedAnswerOf(trx, keyUse));
+      if (stored) return { kind: 'replay' as const, answer: stored };
+      if (protected_) checkMarketProtection(deps, pair.symbol, input.side, protection);
+      const positions = await repo.openPositions(trx, Number(account.id));
+      const execution = await execute(deps, trx, {
+        account,
+        pair,
+        side: input.side,
+        quantityCentilots,
+        reason: 'client',
+        positions,
+        ...(protected_ ? { protection: storedProtectionOf(protection) } : {}),
+      });
+      const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;
+      if (keyUse) {
+        const stored = storedAnswer(answer, execution.kind === 'rejected' ? rejectionError(execution, pair) : null);
+        await rememberAnswer(trx, keyUse, stored, execution.order.created_at);
+      }
+      return { kind: 'executed' as const, account, execution, answer };
+    });
+    if (outcome.kind === 'replay') return replay<PlaceOrderResult>(outcome.answer);
+    const { account, execution, answer } = outcome;
+    const event = executionEvent(execution, answer, Number(account.leverage), pair);
+    publishExecutionEffects(deps, userId, Number(account.id), execution, event);
+    if (execution.kind === 'rejected') throw rejectionError(execution, pair);
+    return { response: answer!, replayed: false };
+  } finally {
+    release?.();
+  }
+}
+
+export function protectionFingerprint(p: ProtectionValues): Record<string, unknown> {
+  return {
+    stop_loss: p.stopLoss?.toString() ?? null,
+    take_profit: p.takeProfit?.toString() ?? null,
+    trailing_stop_pips: p.trailingStopPips,
+  };
+}
+
+/**
+ * The protection a market order carries is for a position on its side (BUY: a long), judged
+ * by the price that position closes at now: a long's by the bid, a short's by the ask
+ * (docs/orders.md#validation). Without a price the order is rejected anyway (NO_PRICE).
+ */
+function checkMarketProtection(
+  deps: Pick<TradingDeps, 'pricing'>,
+  symbol: string,
+  side: OrderSide,
+  protection: ProtectionValues,
+): void {
+  const quote = deps.pricing.quote(symbol);
+  if (!quote) return;
+  const long = side === 'BUY';
+  checkProtection(long, long ? quote.bid : quote.ask, protection, long ? 'the bid' : 'the ask');
+}

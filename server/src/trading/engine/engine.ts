@@ -1,0 +1,350 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../core/clock.js';
+import type { PairCatalog, PriceBook, Quote } from '../../market/index.js';
+import type { Bus } from '../../realtime/bus.js';
+import { exactTickPrice } from '../math.js';
+import { ENGINE_TOPIC, type EngineChange, type RestingOrderState, type TriggerExecutor, type TriggerQuote } from './ports.js';
+import type { BookQuote, Trigger, TriggerBook } from './trigger-book.js';
+
+export interface OrderEngineDeps {
+  market: { pairs: PairCatalog; prices: PriceBook; isLeader(): boolean };
+  bus: Bus;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  executor: TriggerExecutor;
+  book: TriggerBook;
+}
+
+export interface OrderEngineOptions {
+  /** How often expiries, retries and leadership are checked without a tick (ms). */
+  checkEveryMs: number;
+  /** How often moved trailing stops are written (ms): each position at most once per period. */
+  trailingWriteEveryMs: number;
+  /** A failed execution is re-armed after this long (ms); a later tick that crosses it retries it. */
+  retryAfterMs: number;
+}
+
+export const defaultEngineOptions: OrderEngineOptions = { checkEveryMs: 250, trailingWriteEveryMs: 1_000, retryAfterMs: 1_000 };
+
+/** Where this node stands: only a leader whose book is loaded acts on ticks. */
+export type EngineMode = 'follower' | 'loading' | 'leading';
+
+/** One thing to execute for one account, in order. */
+type Step = { trigger: Trigger; quote: BookQuote } | { expire: RestingOrderState };
+
+/**
+ * The order engine's runtime (docs/order-engine.md#the-engine): feeds the trigger book with
+ * ticks and bus changes, and executes what it triggers through the TriggerExecutor, only on the
+ * price-source leader. One account's steps run one after another; accounts run concurrently.
+ * A failure is logged and retried later; it never stops the engine.
+ */
+export class OrderEngine {
+  private mode: EngineMode = 'follower';
+  /** Bumped on every change of leadership: a load that finishes for an older one is dropped. */
+  private generation = 0;
+  /** Changes that arrive while the book loads, applied after it in arrival order. */
+  private buffered: EngineChange[] | null = null;
+  private loadRetryAt = 0;
+  private loading: Promise<void> | undefined;
+  private readonly queues = new Map<number, Promise<void>>();
+  private retries: Array<{ at: number; rearm: () => void }> = [];
+  private writingTrailing: Promise<void> | undefined;
+  private readonly unsubscribers: Array<() => void> = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly deps: OrderEngineDeps,
+    private readonly options: OrderEngineOptions = defaultEngineOptions,
+  ) {}
+
+  /** Follows the bus and ticks; on the leader, loads the book before it returns (and so before its first tick). */
+  async start(): Promise<void> {
+    const { bus, market } = this.deps;
+    this.unsubscribers.push(
+      bus.subscribe('message', ({ topic, payload }) => {
+        if (topic === ENGINE_TOPIC) this.onChange(payload as EngineChange);
+      }),
+      market.prices.onTick((quote) => this.onTick(quote)),
+    );
+    const every = (ms: number, fn: () => void) => {
+      const timer = setInterval(fn, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.options.checkEveryMs, () => this.onTimer());
+    every(this.options.trailingWriteEveryMs, () => void this.writeTrailingStops());
+    this.checkLeadership();
+    await this.loading;
+  }
+
+  /** Stops acting, waits for running executions, and writes the trailing stops not yet written. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.retries = [];
+    await this.loading;
+    await this.idle();
+    if (this.mode === 'leading') await this.writeTrailingStops();
+    this.mode = 'follower';
+  }
+
+  /** Resolves once no execution is running or queued (tests). */
+  async idle(): Promise<void> {
+    while (this.queues.size > 0 || this.writingTrailing) {
+      await Promise.allSettled([...this.queues.values(), this.writingTrailing]);
+    }
+  }
+
+  status(): { mode: EngineMode } & ReturnType<TriggerBook['counts']> {
+    return { mode: this.mode, ...this.deps.book.counts() };
+  }
+
+  /**
+   * Writes the trailing stops moved since the last write, in one batch (the timer calls it every
+   * second, so a position is written at most once a second). A failed write is retried next time.
+   */
+  async writeTrailingStops(): Promise<void> {
+    if (this.writingTrailing || this.mode !== 'leading') return this.writingTrailing;
+    const moves = this.deps.book.takeTrailingMoves();
+    if (moves.length === 0) return;
+    const write = this.deps.executor
+      .saveTrailingStops(moves)
+      .catch((err: unknown) => {
+        this.deps.book.restoreTrailingMoves(moves);
+        this.deps.log.error({ err, positions: moves.length }, 'writing trailing stops failed; retrying in a second');
+      })
+      .finally(() => {
+        this.writingTrailing = undefined;
+      });
+    this.writingTrailing = write;
+    return write;
+  }
+
+  // ------------------------------------------------------------------ leadership
+
+  /** Leadership is read from the market on every tick and timer: the engine leads exactly while this node runs the price source. */
+  private checkLeadership(): void {
+    if (this.stopped) return;
+    const leader = this.deps.market.isLeader();
+    if (leader && this.mode === 'follower' && this.deps.clock.now() >= this.loadRetryAt) this.load();
+    else if (!leader && this.mode !== 'follower') {
+      // Another node leads now and loads from the database; the moves not written are its to redo.
+      this.generation++;
+      this.mode = 'follower';
+      this.buffered = null;
+      this.deps.book.takeTrailingMoves();
+      this.deps.log.info('order engine: no longer the leader');
+    }
+  }
+
+  /** docs/order-engine.md#the-engine: a new leader loads every armed order and protection before it acts. */
+  private load(): void {
+    const generation = ++this.generation;
+    this.mode = 'loading';
+    this.buffered = [];
+    this.loading = this.deps.executor
+      .loadArmed()
+      .then(({ orders, protections }) => {
+        if (generation !== this.generation || this.stopped) return;
+        const { book } = this.deps;
+        book.load(orders, protections);
+        const buffered = this.buffered ?? [];
+        this.buffered = null;
+        for (const change of buffered) this.apply(change);
+        this.mode = 'leading';
+        this.deps.log.info({ orders: orders.length, protections: protections.length }, 'order engine: leading');
+      })
+      .catch((err: unknown) => {
+        if (generation !== this.generation) return;
+        this.deps.log.error({ err }, 'order engine: loading the armed orders failed; retrying');
+        this.mode = 'follower';
+        this.buffered = null;
+        this.loadRetryAt = this.deps.clock.now() + this.options.retryAfterMs;
+      })
+      .finally(() => {
+        if (generation === this.generation) this.loading = undefined;
+      });
+  }
+
+  // ------------------------------------------------------------------ inputs
+
+  private onChange(change: EngineChange): void {
+    if (this.buffered) this.buffered.push(change);
+    else this.apply(change);
+  }
+
+  private apply(change: EngineChange): void {
+    const { book } = this.deps;
+    switch (change?.kind) {
+      case 'order':
+        book.upsertOrder(change.order);
+        break;
+      case 'order_gone':
+        book.removeOrder(change.orderId);
+        break;
+      case 'protection':
+        book.upsertProtection(change.protection, change.stopLossSet !== false);
+        break;
+      case 'protection_gone':
+        book.removeProtection(change.positionId);
+        break;
+      default:
+        this.deps.log.warn({ change }, 'order engine: unknown change on the bus');
+    }
+  }
+
+  private onTick(quote: Quote): void {
+    this.checkLeadership();
+    if (this.mode !== 'leading') return;
+    this.expireDue();
+    const pair = this.deps.market.pairs.get(quote.symbol);
+    if (!pair) return;
+    // exactQuote's bid and ask (the book needs no mid), read without text parsing when exact.
+    const bid = exactTickPrice(quote.bid, pair.digits);
+    const ask = exactTickPrice(quote.ask, pair.digits);
+    const bookQuote: BookQuote = { symbol: pair.symbol, bid, ask, timestamp: quote.timestamp };
+    const { triggers } = this.deps.book.onTick(bookQuote);
+    if (triggers.length === 0) return;
+    let i = 0;
+    while (i < triggers.length) {
+      const accountId = accountOf(triggers[i]!);
+      const steps: Step[] = [];
+      for (; i < triggers.length && accountOf(triggers[i]!) === accountId; i++)
+        steps.push({ trigger: triggers[i]!, quote: bookQuote });
+      this.enqueue(accountId, steps);
+    }
+  }
+
+  private onTimer(): void {
+    this.checkLeadership();
+    if (this.mode !== 'leading') return;
+    const now = this.deps.clock.now();
+    if (this.retries.length > 0) {
+      const due = this.retries.filter((r) => r.at <= now);
+      this.retries = this.retries.filter((r) => r.at > now);
+      for (const retry of due) retry.rearm();
+    }
+    this.expireDue();
+  }
+
+  private expireDue(): void {
+    const { book, clock } = this.deps;
+    const now = clock.now();
+    // The earliest expiry first: a tick with nothing due asks the book for nothing more.
+    const next = book.nextExpiry();
+    if (next === undefined || next > now) return;
+    const due = book.expireDue(now);
+    let i = 0;
+    while (i < due.length) {
+      const accountId = due[i]!.accountId;
+      const steps: Step[] = [];
+      for (; i < due.length && due[i]!.accountId === accountId; i++) steps.push({ expire: due[i]! });
+      this.enqueue(accountId, steps);
+    }
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  /** Runs after everything already queued for the account (docs/order-engine.md#ordering). */
+  private enqueue(accountId: number, steps: Step[]): void {
+    const previous = this.queues.get(accountId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      for (const step of steps) await this.execute(step);
+    });
+    this.queues.set(accountId, run);
+    void run.finally(() => {
+      if (this.queues.get(accountId) === run) this.queues.delete(accountId);
+    });
+  }
+
+  /** One step, never throwing: the outcome settles the book; a failure re-arms it later. */
+  private async execute(step: Step): Promise<void> {
+    const { executor, book, log } = this.deps;
+    if ('expire' in step) {
+      const orderId = step.expire.orderId;
+      try {
+        const outcome = await executor.expireOrder(orderId);
+        // Stale: not due any more (its expiry moved) or already gone; the bus has the newer state.
+        if (outcome === 'stale') book.dropStaleOrder(orderId);
+        else book.settleOrder(orderId);
+      } catch (err) {
+        log.error({ err, orderId }, 'order engine: expiring an order failed; retrying');
+        this.retryLater(() => book.rearmOrder(orderId));
+      }
+      return;
+    }
+    const { trigger, quote } = step;
+    switch (trigger.kind) {
+      case 'close': {
+        const positionId = trigger.protection.positionId;
+        try {
+          // The version it acted on: a trader's or a fill's change since then makes it stale (decided again on the newer state).
+          const version = trigger.protection.protectionVersion ?? 0;
+          const outcome = await executor.closeByProtection(positionId, trigger.reason, this.triggerQuote(quote), version);
+          if (outcome === 'filled') book.settleClosed(positionId);
+          else if (outcome === 'stale') book.dropStaleProtection(positionId);
+          else this.retryLater(() => book.rearmProtection(positionId)); // refused: the position is still open
+        } catch (err) {
+          log.error({ err, positionId, reason: trigger.reason }, 'order engine: closing a position failed; retrying');
+          this.retryLater(() => book.rearmProtection(positionId));
+        }
+        return;
+      }
+      case 'fill':
+        await this.fill(trigger.order.orderId, quote);
+        return;
+      case 'stop_limit': {
+        const orderId = trigger.order.orderId;
+        const at = this.deps.clock.now();
+        let outcome: string;
+        try {
+          outcome = await executor.markStopLimitTriggered(orderId, at);
+        } catch (err) {
+          log.error({ err, orderId }, 'order engine: recording a stop-limit trigger failed; retrying');
+          this.retryLater(() => book.rearmOrder(orderId));
+          return;
+        }
+        if (outcome === 'stale') {
+          book.dropStaleOrder(orderId);
+          return;
+        }
+        if (outcome === 'expired' || outcome === 'rejected') {
+          book.settleOrder(orderId);
+          return;
+        }
+        // Now a LIMIT at its limit price: the tick that triggered the stop may fill it at once.
+        const fillAt = book.restStopLimit(orderId, at);
+        if (fillAt) await this.fill(orderId, fillAt);
+        return;
+      }
+    }
+  }
+
+  private async fill(orderId: number, quote: BookQuote): Promise<void> {
+    try {
+      const outcome = await this.deps.executor.fillPendingOrder(orderId, this.triggerQuote(quote));
+      // Filled or rejected (margin): no longer PENDING. Stale: gone, or modified so that the tick no longer crosses it.
+      if (outcome === 'stale') this.deps.book.dropStaleOrder(orderId);
+      else this.deps.book.settleOrder(orderId);
+    } catch (err) {
+      this.deps.log.error({ err, orderId }, 'order engine: filling an order failed; retrying');
+      this.retryLater(() => this.deps.book.rearmOrder(orderId));
+    }
+  }
+
+  private retryLater(rearm: () => void): void {
+    if (this.stopped) return;
+    this.retries.push({ at: this.deps.clock.now() + this.options.retryAfterMs, rearm });
+  }
+
+  private triggerQuote(quote: BookQuote): TriggerQuote {
+    const digits = this.deps.market.pairs.get(quote.symbol)?.digits ?? 5;
+    return { symbol: quote.symbol, bid: quote.bid.toFixed(digits), ask: quote.ask.toFixed(digits), timestamp: quote.timestamp };
+  }
+}
+
+function accountOf(trigger: Trigger): number {
+  return trigger.kind === 'close' ? trigger.protection.accountId : trigger.order.accountId;
+}
