@@ -125,6 +125,11 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
       WEB_DIST: path.join(dataDir, 'no-web'),
+      // The benchmarks measure the server, not its rate limits (they would refuse the load);
+      // bench/orders.mjs switches them and the metrics on with BENCH_OPERATIONS=on.
+      RATE_LIMITS: 'false',
+      METRICS_TOKEN: '',
+      METRICS_PORT: '',
       ...env,
     },
   });

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { precompress } from './precompress.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
@@ -61,8 +62,15 @@ export async function buildIfChanged({ force = false } = {}) {
     {
       name: 'web',
       stamp: 'web/dist/.build-stamp',
-      hash: hashTree(['contract/src', 'web/src', 'web/public'], ['web/index.html', 'web/vite.config.ts', 'package-lock.json']),
-      build: () => run('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'web') }),
+      hash: hashTree(
+        ['contract/src', 'web/src', 'web/public'],
+        ['web/index.html', 'web/vite.config.ts', 'scripts/precompress.mjs', 'package-lock.json'],
+      ),
+      build: async () => {
+        const code = await run('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'web') });
+        if (code === 0) precompress(path.join(root, 'web/dist'));
+        return code;
+      },
     },
   ];
   for (const t of targets) {

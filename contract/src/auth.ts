@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { text } from './common.js';
 
 /** Passwords: 8 to 128 characters, never truncated (docs/operations.md#passwords). */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
 export const loginRequestSchema = z.strictObject({
-  email: z.string().trim().min(1, 'is required').max(254).email('must be an e-mail address'),
-  password: z.string().min(1, 'is required').max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`),
+  email: text().trim().min(1, 'is required').max(254).email('must be an e-mail address'),
+  password: text().min(1, 'is required').max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
@@ -22,11 +23,11 @@ export const loginResponseSchema = z.object({
 });
 export type LoginResponse = z.infer<typeof loginResponseSchema>;
 
-export const refreshRequestSchema = z.strictObject({ refresh: z.string().min(1, 'is required').max(4096) });
+export const refreshRequestSchema = z.strictObject({ refresh: text().min(1, 'is required').max(4096) });
 export const refreshResponseSchema = z.object({ access: z.string(), refresh: z.string() });
 export type RefreshResponse = z.infer<typeof refreshResponseSchema>;
 
-export const logoutRequestSchema = z.strictObject({ refresh: z.string().max(4096).optional() });
+export const logoutRequestSchema = z.strictObject({ refresh: text().max(4096).optional() });
 
 /** `data` of POST auth/logout/ (always 200). */
 export const logoutResponseSchema = z.object({ logged_out: z.literal(true) });
@@ -36,7 +37,6 @@ export type LogoutResponse = z.infer<typeof logoutResponseSchema>;
  * A password being set (CLI, future account screens): 8 to 128 characters, never truncated.
  * Counted like loginRequestSchema counts them, so every password that can be set can sign in.
  */
-export const newPasswordSchema = z
-  .string()
+export const newPasswordSchema = text()
   .min(PASSWORD_MIN, `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`)
   .max(PASSWORD_MAX, `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);

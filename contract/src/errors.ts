@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'POSITION_NOT_FOUND',
   'ORDER_NOT_FOUND',
   'TRADER_NOT_FOUND',
+  // 408: the request head or body did not arrive in time
+  'REQUEST_TIMEOUT',
   // 409
   'POSITION_CLOSED',
   'ORDER_NOT_PENDING',
@@ -33,6 +35,8 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_KEY_IN_FLIGHT',
   // 413
   'PAYLOAD_TOO_LARGE',
+  // 431: the request's headers are larger than the server reads
+  'HEADERS_TOO_LARGE',
   // 422: business rejections (the order is stored REJECTED) and a reused Idempotency-Key
   'ACCOUNT_NOT_ACTIVE',
   'NO_PRICE',
@@ -43,6 +47,8 @@ export const ERROR_CODES = [
   // 5xx
   'INTERNAL',
   'UNAVAILABLE',
+  // 503 with Retry-After: the database cannot be reached; nothing was done, retry later
+  'DATABASE_UNAVAILABLE',
 ] as const;
 export const errorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

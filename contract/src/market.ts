@@ -1,5 +1,6 @@
 // Contract of the market module: pairs, prices, chart candles and the /ws/prices/ socket.
 import { z } from 'zod';
+import { text } from './common.js';
 import { type ParseResult, type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 
 /** A catalogue pair exactly as the API answers it (docs/trading-rules.md#pairs). */
@@ -106,11 +107,11 @@ export const pricesClientPayloads = {
    * the client already has: closed candles after it are sent first (gap fill).
    */
   subscribe_prices: z.object({
-    symbol: z.string().min(1).max(20),
+    symbol: text().min(1).max(20),
     timeframe: z.literal(PRICE_SOCKET_TIMEFRAME, { error: `only ${PRICE_SOCKET_TIMEFRAME} is available` }).default('1m'),
     last_chart_time: z.number().nonnegative().nullable().optional(),
   }),
-  unsubscribe_prices: z.object({ symbol: z.string().min(1).max(20) }),
+  unsubscribe_prices: z.object({ symbol: text().min(1).max(20) }),
   /** Keep-alive; `ts` (any number) comes back in the pong. */
   ping: z.object({ ts: z.number().optional() }),
 } as const;

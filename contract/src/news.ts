@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './common.js';
 
 /** GET /api/news/ and /api/news/trading/: 30 articles unless asked, never more than 100 (docs/screens.md#constants, docs/api.md#news-calls). */
 export const NEWS_LIMIT_DEFAULT = 30;
@@ -46,8 +47,7 @@ export type Article = z.infer<typeof articleSchema>;
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${NEWS_LIMIT_MAX}`;
 
 /** `limit` as it arrives in a query string. */
-export const newsLimitParam = z
-  .string()
+export const newsLimitParam = text()
   .regex(/^\d{1,4}$/, LIMIT_MESSAGE)
   .transform(Number)
   .pipe(z.number().int().min(1, LIMIT_MESSAGE).max(NEWS_LIMIT_MAX, LIMIT_MESSAGE))
@@ -69,8 +69,7 @@ export type NewsQuery = z.infer<typeof newsQuerySchema>;
  * Without `pairs` the first three active catalogue pairs are used, as the dashboard does.
  */
 export const tradingNewsQuerySchema = z.strictObject({
-  pairs: z
-    .string()
+  pairs: text()
     .max(400, 'is too long')
     .transform((v) => [
       ...new Set(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userSchema } from './auth.js';
+import { text } from './common.js';
 import { orderRejectionCodeSchema } from './errors.js';
 import { fxPairSchema, pairSnapshotSchema, priceUpdateSchema } from './market.js';
 import { type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
@@ -254,16 +255,24 @@ export type PairPageDto = z.infer<typeof pairPageSchema>;
 
 // ---------------------------------------------------------------- requests
 
-const symbolField = z
-  .string()
+const symbolField = text()
   .trim()
   .min(1, 'is required')
   .max(12, 'is not a currency pair')
   .transform((s) => s.toUpperCase());
 const sideField = z.enum(ORDER_SIDES, 'must be BUY or SELL');
 const lotsField = z.number('must be a number').positive('must be greater than 0').finite();
-/** A price: positive; at most the pair's digits is checked by the server (400). */
-const priceField = z.number('must be a number').positive('must be greater than 0').finite();
+/**
+ * The largest price an order may carry: prices are stored as integers of 10⁻¹⁰
+ * (docs/orders.md#the-model) and must stay safe integers; a larger one would be a 500.
+ */
+export const PRICE_MAX = 900_000;
+/** A price: positive, at most PRICE_MAX; at most the pair's digits is checked by the server (400). */
+const priceField = z
+  .number('must be a number')
+  .positive('must be greater than 0')
+  .finite()
+  .max(PRICE_MAX, `must be at most ${PRICE_MAX}`);
 const trailingStopField = z
   .number('must be a number')
   .int('must be a whole number of pips')
@@ -271,8 +280,7 @@ const trailingStopField = z
   .max(TRAILING_STOP_MAX_PIPS, `must be at most ${TRAILING_STOP_MAX_PIPS}`);
 const timeInForceField = z.enum(TIME_IN_FORCE, 'must be GTC or GTD');
 /** An ISO 8601 date-time (no zone = UTC); the future and 90-day rules are checked by the server (400). */
-const expiresAtField = z
-  .string('must be an ISO 8601 date-time')
+const expiresAtField = text({ message: 'must be an ISO 8601 date-time' })
   .trim()
   .refine(
     (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) && !Number.isNaN(Date.parse(v)),
@@ -340,7 +348,7 @@ export const modifyPositionRequestSchema = z
 export type ModifyPositionRequest = z.infer<typeof modifyPositionRequestSchema>;
 
 export const closePositionRequestSchema = z.strictObject({
-  current_price: z.number('must be a number').positive('must be greater than 0').finite().optional(),
+  current_price: priceField.optional(),
   /** Lots to close (a multiple of 0.01, at most the position's size); default the whole position. */
   quantity: lotsField.optional(),
 });
@@ -354,8 +362,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /** `YYYY-MM-DD` (a whole UTC day) or an ISO 8601 date-time. */
-export const orderDateSchema = z
-  .string()
+export const orderDateSchema = text()
   .trim()
   .refine((v) => {
     if (DATE_ONLY.test(v)) {
@@ -366,8 +373,7 @@ export const orderDateSchema = z
   }, 'must be a date YYYY-MM-DD or an ISO 8601 date-time');
 
 const positiveIntText = (max?: number) =>
-  z
-    .string()
+  text()
     .trim()
     .regex(/^\d+$/, 'must be a positive integer')
     .transform(Number)
@@ -380,18 +386,16 @@ const positiveIntText = (max?: number) =>
 export const ordersQuerySchema = z.strictObject({
   page: optionalText(positiveIntText()),
   page_size: optionalText(positiveIntText(ORDERS_MAX_PAGE_SIZE)),
-  fx_pair: optionalText(z.string().trim().max(20, 'must be at most 20 characters')),
-  side: optionalText(z.string().trim().toUpperCase().pipe(z.enum(ORDER_SIDES, 'must be BUY or SELL'))),
+  fx_pair: optionalText(text().trim().max(20, 'must be at most 20 characters')),
+  side: optionalText(text().trim().toUpperCase().pipe(z.enum(ORDER_SIDES, 'must be BUY or SELL'))),
   status: optionalText(
-    z
-      .string()
+    text()
       .trim()
       .toUpperCase()
       .pipe(z.enum(ORDER_STATUSES, `must be one of ${ORDER_STATUSES.join(', ')}`)),
   ),
   order_type: optionalText(
-    z
-      .string()
+    text()
       .trim()
       .toUpperCase()
       .pipe(z.enum(ORDER_TYPES, `must be one of ${ORDER_TYPES.join(', ')}`)),
@@ -446,10 +450,10 @@ export const tradingServerMessageSchemas = {
 
 /** Every message a client sends on /ws/trading/. */
 export const tradingClientMessageSchemas = {
-  authenticate: z.strictObject({ token: z.string().min(1).max(4096) }),
+  authenticate: z.strictObject({ token: text().min(1).max(4096) }),
   get_positions_update: z.strictObject({}),
   subscribe_to_pnl: z.strictObject({}),
-  ping: z.strictObject({ timestamp: z.union([z.string(), z.number()]).optional() }),
+  ping: z.strictObject({ timestamp: z.union([text(), z.number()]).optional() }),
 } as const;
 
 export type TradingServerMessageMap = PayloadMap<typeof tradingServerMessageSchemas>;

@@ -28,8 +28,9 @@ const cli = path.resolve(import.meta.dirname, '../../server/dist/cli/trader.js')
 /** A trader of this journey's own, made with the CLI on the suite's data directory. */
 function createTrader(name: string): string {
   const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@pipdesk.test`;
-  execFileSync(process.execPath, [cli, 'create', '--email', email, '--name', name, '--password', PASSWORD], {
+  execFileSync(process.execPath, [cli, 'create', '--email', email, '--name', name, '--password-stdin'], {
     env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
+    input: `${PASSWORD}\n`,
     stdio: 'pipe',
   });
   return email;
@@ -66,6 +67,10 @@ const SCREENS: Array<{ name: string; path: string; ready(page: Page): Promise<vo
       await expect(page.getByRole('heading', { level: 1, name: 'Trading Dashboard' })).toBeVisible();
       await expect(page.getByRole('region', { name: 'Open Positions' }).getByRole('row')).toHaveCount(2);
       await expect(page.getByRole('region', { name: 'Recent Orders' }).getByRole('row').nth(2)).toBeVisible();
+      // The Pending Orders panel with its Modify form open, so its fields are checked too.
+      const pending = page.getByRole('region', { name: 'Pending Orders' });
+      await pending.getByRole('button', { name: /^Modify BUY LIMIT/ }).click();
+      await expect(pending.getByRole('form', { name: /^Modify BUY Limit/ })).toBeVisible();
     },
   },
   {
@@ -74,7 +79,12 @@ const SCREENS: Array<{ name: string; path: string; ready(page: Page): Promise<vo
     ready: async (page) => {
       await expect(page.getByRole('heading', { level: 1 })).toContainText('EURUSD');
       await expect(page.getByTestId('price-chart')).toHaveAttribute('data-candles', /\d+/);
-      await expect(page.getByRole('region', { name: 'Open Positions' }).getByRole('row')).toHaveCount(2);
+      await expect(page.getByRole('region', { name: 'Pending Orders' }).getByRole('row')).toHaveCount(2);
+      // The position's protection editor open in place, so its inputs are checked too.
+      const positions = page.getByRole('region', { name: 'Open Positions' });
+      await expect(positions.getByRole('row')).toHaveCount(2);
+      await positions.getByRole('button', { name: /^Edit stop loss, EURUSD position/ }).click();
+      await expect(positions.getByRole('textbox', { name: 'Stop loss, EURUSD position' })).toBeFocused();
     },
   },
   {
@@ -98,7 +108,10 @@ const SCREENS: Array<{ name: string; path: string; ready(page: Page): Promise<vo
   },
 ];
 
-/** A trader with an open EURUSD position and two orders (one filled, one rejected with its reason). */
+/**
+ * A trader with an open EURUSD position, two orders (one filled, one rejected with its reason)
+ * and a pending BUY LIMIT well below the market (placed through the API with the trader's token).
+ */
 async function traderWithOrders(page: Page): Promise<void> {
   await page.goto('/login');
   await submitLogin(page, createTrader('Axe Checker'), PASSWORD);
@@ -114,6 +127,15 @@ async function traderWithOrders(page: Page): Promise<void> {
     await placed;
   }
   await expect(page.getByRole('region', { name: 'Recent Orders' }).getByRole('row').nth(2)).toBeVisible();
+  const authorization = `Bearer ${await page.evaluate(() => localStorage.getItem('pipdesk.accessToken'))}`;
+  const prices = await (await page.request.get('/api/trading/current-prices/', { headers: { authorization } })).json();
+  const ask = (prices as { data: Record<string, { ask: number }> }).data.EURUSD!.ask;
+  const pending = await page.request.post('/api/trading/place-pending-order/', {
+    headers: { authorization },
+    data: { symbol: 'EURUSD', side: 'BUY', order_type: 'LIMIT', quantity: 0.1, price: Math.round(ask * 0.95 * 1e5) / 1e5 },
+  });
+  expect(pending.status()).toBe(201);
+  await expect(page.getByRole('region', { name: 'Pending Orders' }).getByRole('row')).toHaveCount(2);
 }
 
 for (const scheme of SCHEMES) {
@@ -130,6 +152,8 @@ for (const scheme of SCHEMES) {
       test('the dashboard, a pair page, the orders page and the news page have no serious or critical violation', async ({
         page,
       }) => {
+        // A sign-up, three orders and four screens with their panels opened: minutes on a loaded 2-core machine.
+        test.slow();
         await traderWithOrders(page);
         for (const screen of SCREENS) {
           await page.goto(screen.path);

@@ -21,10 +21,11 @@ const cli = path.resolve(import.meta.dirname, '../../server/dist/cli/trader.js')
 /** Creates a trader with the CLI (`--no-account` leaves out the trading account) and returns their e-mail. */
 function createTrader(name: string, { noAccount = false } = {}): string {
   const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@pipdesk.test`;
-  const args = ['create', '--email', email, '--name', name, '--password', PASSWORD];
+  const args = ['create', '--email', email, '--name', name, '--password-stdin'];
   if (noAccount) args.push('--no-account');
   execFileSync(process.execPath, [cli, ...args], {
     env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
+    input: `${PASSWORD}\n`,
     stdio: 'pipe',
   });
   return email;

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, testDbKind } from './test/helpers.js';
 
@@ -83,5 +84,71 @@ describe('serving the built app', () => {
     } finally {
       await t.close();
     }
+  });
+
+  describe('transfer (docs/operations.md#transfer)', () => {
+    const source = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+    let web: string;
+    beforeAll(() => {
+      web = mkdtempSync(path.join(tmpdir(), 'pipdesk-web-'));
+      mkdirSync(path.join(web, 'assets'));
+      writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>Pipdesk</title>');
+      writeFileSync(path.join(web, 'assets', 'app-1234.js'), source);
+      writeFileSync(path.join(web, 'assets', 'app-1234.js.br'), brotliCompressSync(source));
+      writeFileSync(path.join(web, 'assets', 'app-1234.js.gz'), gzipSync(source));
+      writeFileSync(path.join(web, 'assets', 'app-1234.js.map'), '{"version":3,"sources":["secret.ts"]}');
+    });
+
+    it('sends the pre-compressed copy the browser accepts, with Content-Encoding, and the plain file to others', async () => {
+      const t = await startTestApp({ env: { WEB_DIST: web } });
+      try {
+        const br = await t.app.inject({
+          method: 'GET',
+          url: '/assets/app-1234.js',
+          headers: { 'accept-encoding': 'gzip, deflate, br' },
+        });
+        expect(br.statusCode).toBe(200);
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(br.headers.vary).toMatch(/accept-encoding/i);
+        expect(brotliDecompressSync(br.rawPayload).toString()).toBe(source);
+        const gz = await t.app.inject({ method: 'GET', url: '/assets/app-1234.js', headers: { 'accept-encoding': 'gzip' } });
+        expect(gz.headers['content-encoding']).toBe('gzip');
+        expect(gunzipSync(gz.rawPayload).toString()).toBe(source);
+        const plain = await t.app.inject({
+          method: 'GET',
+          url: '/assets/app-1234.js',
+          headers: { 'accept-encoding': 'identity' },
+        });
+        expect(plain.headers['content-encoding']).toBeUndefined();
+        expect(plain.body).toBe(source);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('keeps source maps, missing files and /metrics out of the app: 404 in the envelope, unless maps are asked for', async () => {
+      const t = await startTestApp({ env: { WEB_DIST: web } });
+      try {
+        for (const url of ['/assets/app-1234.js.map', '/assets/missing-5678.js', '/metrics']) {
+          const res = await t.app.inject({ method: 'GET', url });
+          expect(res.statusCode, url).toBe(404);
+          expect(res.json(), url).toMatchObject({ success: false, code: 'NOT_FOUND' });
+        }
+        expect((await t.app.inject({ method: 'GET', url: '/assets/app-1234.js' })).headers.sourcemap).toBeUndefined();
+      } finally {
+        await t.close();
+      }
+      const withMaps = await startTestApp({ env: { WEB_DIST: web, SERVE_SOURCEMAPS: 'true' } });
+      try {
+        const map = await withMaps.app.inject({ method: 'GET', url: '/assets/app-1234.js.map' });
+        expect(map.statusCode).toBe(200);
+        expect(map.body).toContain('secret.ts');
+        expect((await withMaps.app.inject({ method: 'GET', url: '/assets/app-1234.js' })).headers.sourcemap).toBe(
+          'app-1234.js.map',
+        );
+      } finally {
+        await withMaps.close();
+      }
+    });
   });
 });

@@ -2,19 +2,29 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createAuthModule } from './auth/index.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext } from './core/context.js';
 import { openDatabase } from './db/database.js';
+import { observeTransactions } from './db/transaction.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
 import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
+import { registerHealthRoutes } from './health/routes.js';
+import { createHealthService } from './health/service.js';
+import { answerClientError } from './http/client-errors.js';
+import { installHostileInputGuard } from './http/hostile-input.js';
+import { installRateLimits } from './http/rate-limit.js';
+import { installRequestLog } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security.js';
+import { installSocketRoutesGuard } from './http/socket-routes.js';
 import { createMarketModule, type MarketModule, type PriceSource } from './market/index.js';
+import { createMetrics, instrumentSockets, noMetrics, registerMetricsRoute, startMetricsServer } from './metrics/index.js';
 import { migrateToLatest } from './migrations.js';
 import { createNewsModule } from './news/index.js';
+import { installApiDocs } from './openapi/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
 import { createTradingModule } from './trading/index.js';
@@ -35,6 +45,8 @@ export interface PipdeskApp {
   app: FastifyInstance;
   ctx: AppContext;
   market: MarketModule;
+  /** The `METRICS_PORT` listener's port, when one was asked for (docs/operations.md#metrics). */
+  metricsPort?: number;
 }
 
 /** Builds the whole server: used by main.ts and by tests (which call `app.inject` or listen on port 0). */
@@ -52,16 +64,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
             },
             ...(options.logStream ? { stream: options.logStream } : {}),
           },
+    // One line per request from http/request-log.ts instead of Fastify's two (docs/operations.md#logs).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     // Symbols are case-insensitive in paths; trailing slashes are part of the contract.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
     frameworkErrors: answerFrameworkError,
+    // Node's parser-level errors (malformed head, 431) in the envelope too (docs/api.md#hostile-input).
+    clientErrorHandler: answerClientError,
   });
 
   const db = openDatabase(config.database, {
     ...(options.pgSchema ? { schema: options.pgSchema } : {}),
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    // A dropped connection outside any query: the pool replaces it (docs/operations.md#database-outages).
+    onConnectionError: (err) => app.log.warn({ reason: (err as Error)?.message }, 'database connection lost'),
+    onReachabilityChange: (reachable, err) => {
+      if (reachable) app.log.info('database reachable again');
+      else app.log.error({ reason: (err as Error)?.message }, 'database unreachable: answering 503 until it is back');
+    },
     checkpointer: { onWarning: (message) => app.log.warn(message) },
     onDurabilityLost: (err) => {
       // Like PostgreSQL's data_sync_retry=off: never acknowledge anything again; a restart
@@ -70,20 +93,34 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       process.exit(1);
     },
   });
+  // Off unless asked for (docs/operations.md#metrics): then a registry of this app's own.
+  const metrics = config.metricsToken !== undefined || config.metricsPort !== undefined ? createMetrics() : noMetrics;
+  if (metrics.enabled) observeTransactions(db, metrics.transaction);
   let bus: Bus;
   try {
     await migrateToLatest(db);
-    bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisChannelPrefix) : new MemoryBus();
+    bus = config.redisUrl
+      ? await createRedisBus(config.redisUrl, config.redisChannelPrefix, app.log, metrics.enabled ? metrics.busDelay : undefined)
+      : new MemoryBus();
   } catch (err) {
+    metrics.close();
     await db.close();
     throw err;
   }
-  const ctx: AppContext = { config, db, bus, clock: options.clock ?? systemClock, log: app.log };
+  const ctx: AppContext = { config, db, bus, clock: options.clock ?? systemClock, log: app.log, metrics };
 
   const webDist = config.webDist ?? path.resolve(import.meta.dirname, '../../web/dist');
   const serveSpa = existsSync(path.join(webDist, 'index.html'));
   installSecurityHeaders(app);
   installErrorHandler(app, { spaFallback: serveSpa });
+  installHostileInputGuard(app);
+  installSocketRoutesGuard(app);
+  installRequestLog(app, metrics);
+  await installRateLimits(app, config);
+  if (config.metricsToken !== undefined && config.metricsPort === undefined)
+    registerMetricsRoute(app, metrics, config.metricsToken);
+  // /api/openapi.json and /api/docs/ (docs/api.md#openapi).
+  installApiDocs(app);
   // Graceful shutdown: Node closes only the connections idle when close() starts; a response
   // finished afterwards says `Connection: close`, so its keep-alive socket cannot hold the exit.
   let closing = false;
@@ -101,12 +138,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       wildcard: false,
       index: ['index.html'],
       cacheControl: false,
+      // The build wrote .br and .gz copies beside every text asset (docs/operations.md#transfer).
+      preCompressed: true,
+      // Source maps only when the operator asks: they publish the app's source.
+      allowedPath: (pathName) => config.serveSourcemaps || !pathName.endsWith('.map'),
       // Vite fingerprints everything under assets/; index.html must always be revalidated.
-      setHeaders: (res, filePath) =>
+      setHeaders: (res, filePath) => {
         res.setHeader(
           'cache-control',
           filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
-        ),
+        );
+        // One URL, several encodings: a cache in between must key on what the browser accepts.
+        res.setHeader('vary', 'accept-encoding');
+        // The bundles name no map (built "hidden"); with maps served, this header lets devtools find them.
+        if (config.serveSourcemaps && filePath.endsWith('.js')) res.setHeader('sourcemap', `${path.basename(filePath)}.map`);
+      },
     });
   }
   await app.register(fastifyWebsocket, {
@@ -116,6 +162,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       verifyClient: (info, done) => done(originAllowed(info.origin, info.req.headers.host, config.allowedOrigins)),
     },
   });
+  if (metrics.enabled) {
+    instrumentSockets(app.websocketServer, metrics);
+    bus.subscribe('tick', (tick) => metrics.tick(tick.symbol));
+  }
 
   const auth = await createAuthModule(ctx);
   const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
@@ -125,19 +175,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(
     async (api) => {
-      api.get('/health/', async () => {
-        const dbOk = await pingDb(ctx);
-        return {
-          success: true,
-          data: {
-            status: dbOk ? 'ok' : 'degraded',
-            db: { kind: db.kind, ok: dbOk },
-            bus: { kind: bus.name, ok: bus.healthy() },
-            price_source: market.health(),
-            news: news.health(),
-          },
-        };
-      });
+      await registerHealthRoutes(
+        api,
+        createHealthService({ db, bus, priceSource: () => market.health(), news: () => news.health() }),
+      );
       await auth.registerRoutes(api);
       await market.registerRoutes(api);
       await trading.registerRoutes(api);
@@ -161,16 +202,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await market.stop();
     await bus.close();
     await db.close();
+    metrics.close();
   });
-  return { app, ctx, market };
-}
-
-async function pingDb(ctx: AppContext): Promise<boolean> {
+  if (config.metricsPort === undefined) return { app, ctx, market };
   try {
-    await ctx.db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
-    return true;
-  } catch {
-    return false;
+    const metricsServer = await startMetricsServer(metrics, {
+      port: config.metricsPort,
+      host: config.host,
+      token: config.metricsToken,
+    });
+    app.addHook('onClose', () => metricsServer.close());
+    return { app, ctx, market, metricsPort: metricsServer.port };
+  } catch (err) {
+    // The port is taken: stop what was started rather than run without the metrics asked for.
+    await app.close();
+    throw err;
   }
 }
 

@@ -72,9 +72,21 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(20),
   LOGIN_THROTTLE_WINDOW_MINUTES: positiveInt.default(15),
   TRUST_PROXY: bool.optional(),
+  SERVE_SOURCEMAPS: bool.optional(),
   BODY_LIMIT_BYTES: positiveInt.default(64 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
+  DB_CONNECT_TIMEOUT_MS: positiveInt.max(60_000).default(3000),
+  CANDLE_WRITE_BUFFER: positiveInt.default(50_000),
+  // Metrics are off unless one of these is set (docs/operations.md#metrics).
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // HTTP rate limits (docs/operations.md#rate-limits).
+  RATE_LIMITS: bool.optional(),
+  RATE_LIMIT_REQUESTS_PER_SECOND: positiveInt.default(100),
+  RATE_LIMIT_ADDRESS_REQUESTS_PER_SECOND: positiveInt.default(100),
+  RATE_LIMIT_ORDERS_PER_SECOND: positiveInt.default(20),
+  RATE_LIMIT_NEWS_REFRESH_PER_MINUTE: positiveInt.default(1),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -88,7 +100,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** Pub/sub channel prefix: deployments (or test runs) sharing one Redis stay apart. */
   redisChannelPrefix: string;
+  /**
+   * `JWT_SECRET`, or this node's generated candidate when unset (then `jwtSecretGenerated`, and
+   * the database's shared secret wins: auth/shared-secret.ts).
+   */
   jwtSecret: string;
+  jwtSecretGenerated: boolean;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   priceSource: Env['PRICE_SOURCE'];
@@ -115,6 +132,28 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   /** Folder of the built SPA; unset or missing means the API runs without it. */
   webDist: string | undefined;
+  /** Hand out the SPA's source maps (docs/operations.md#transfer); off, they answer 404. */
+  serveSourcemaps: boolean;
+  /** PostgreSQL: how long a request waits for a connection before it answers 503 (docs/operations.md#database-outages). */
+  dbConnectTimeoutMs: number;
+  /** Closed one-minute candles kept in memory while the database cannot take them (docs/operations.md#database-outages). */
+  candleWriteBuffer: number;
+  /** Bearer that `/metrics` requires (docs/operations.md#metrics); with `metricsPort` unset it is served on the main port. */
+  metricsToken: string | undefined;
+  /** A separate listener serving only `/metrics` (docs/operations.md#metrics). */
+  metricsPort: number | undefined;
+  /** HTTP rate limits (docs/operations.md#rate-limits); `enabled: false` only for measurements. */
+  rateLimits: {
+    enabled: boolean;
+    /** Per signed-in user, every /api call. */
+    requestsPerSecond: number;
+    /** Per address, calls made without a session. */
+    addressRequestsPerSecond: number;
+    /** Per trader, calls that place or change orders and positions. */
+    ordersPerSecond: number;
+    /** Per user, news calls with `refresh=true`; beyond it they are answered from the cache. */
+    newsRefreshesPerMinute: number;
+  };
 }
 
 /**
@@ -145,6 +184,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const overriddenSecret = overrides.jwtSecret;
   let jwtSecret = env.JWT_SECRET ?? overriddenSecret;
+  const jwtSecretGenerated = !jwtSecret;
   if (!jwtSecret) {
     if (env.NODE_ENV === 'production') throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
     jwtSecret = loadOrCreateSecret(dataDir);
@@ -158,6 +198,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     redisUrl: env.REDIS_URL,
     redisChannelPrefix: env.REDIS_CHANNEL_PREFIX,
     jwtSecret,
+    jwtSecretGenerated,
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_MINUTES * 60,
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_DAYS * 86_400,
     priceSource: env.PRICE_SOURCE,
@@ -182,6 +223,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY ?? false,
     logLevel: env.LOG_LEVEL,
     webDist: env.WEB_DIST ? path.resolve(env.WEB_DIST) : undefined,
+    serveSourcemaps: env.SERVE_SOURCEMAPS ?? false,
+    dbConnectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    candleWriteBuffer: env.CANDLE_WRITE_BUFFER,
+    metricsToken: env.METRICS_TOKEN,
+    metricsPort: env.METRICS_PORT,
+    rateLimits: {
+      enabled: env.RATE_LIMITS ?? true,
+      requestsPerSecond: env.RATE_LIMIT_REQUESTS_PER_SECOND,
+      addressRequestsPerSecond: env.RATE_LIMIT_ADDRESS_REQUESTS_PER_SECOND,
+      ordersPerSecond: env.RATE_LIMIT_ORDERS_PER_SECOND,
+      newsRefreshesPerMinute: env.RATE_LIMIT_NEWS_REFRESH_PER_MINUTE,
+    },
     ...overrides,
   };
   return config;
@@ -196,7 +249,7 @@ function listOf(value: string): string[] {
 }
 
 /** Variables whose value is a secret: an error names them but never prints what they hold. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'NEWS_API_KEY']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'NEWS_API_KEY', 'METRICS_TOKEN']);
 
 /**
  * The bad value for the error line, without secrets: URLs lose their user:password and query

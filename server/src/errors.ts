@@ -1,5 +1,6 @@
 import { type ErrorCode, type ErrorEnvelope, errorCodeSchema, type OrderRejectionCode } from '@pipdesk/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable, retryAfterSeconds } from './db/availability.js';
 import { setSecurityHeaders } from './http/security.js';
 
 /**
@@ -61,6 +62,10 @@ export const errors = {
     new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
 
   payloadTooLarge: (status = 413) => new AppError(status, 'PAYLOAD_TOO_LARGE', 'Request body is too large'),
+  /** Node's parser refused the request head before Fastify saw it (docs/api.md#hostile-input). */
+  headersTooLarge: () => new AppError(431, 'HEADERS_TOO_LARGE', 'Request headers are too large'),
+  requestTimeout: () => new AppError(408, 'REQUEST_TIMEOUT', 'The request did not arrive in time'),
+  malformedRequest: () => new AppError(400, 'BAD_REQUEST', 'Malformed HTTP request'),
 
   /** A business rejection: the order is stored REJECTED and the answer carries it as `data.order`. */
   orderRejected: (code: OrderRejectionCode, message: string, order: unknown) =>
@@ -78,8 +83,32 @@ export const errors = {
       { 'retry-after': String(retryAfterSeconds) },
     ),
 
+  /** Over an HTTP rate limit (docs/operations.md#rate-limits); the same code as login throttling. */
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(
+      429,
+      'TOO_MANY_REQUESTS',
+      `Too many requests. Try again in ${formatWait(retryAfterSeconds)}.`,
+      { retry_after_seconds: retryAfterSeconds },
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
+
   internal: () => new AppError(500, 'INTERNAL', 'Internal server error'),
   unavailable: (message: string) => new AppError(503, 'UNAVAILABLE', message),
+  /** `health/ready/` when a check failed: the failed checks name themselves, the report is in `details`. */
+  notReady: (failed: readonly string[], report: unknown) =>
+    new AppError(503, 'UNAVAILABLE', `Not ready: ${failed.join(', ')}`, report),
+  /** The database could not be reached (docs/operations.md#database-outages); a retry after the wait may succeed. */
+  databaseUnavailable: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'DATABASE_UNAVAILABLE',
+      `The database is unavailable. Try again in ${formatWait(retryAfterSeconds)}.`,
+      { retry_after_seconds: retryAfterSeconds },
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
 
   /**
    * A stored answer replayed for a retried Idempotency-Key: the same status, code, text and
@@ -152,11 +181,24 @@ export function installErrorHandler(app: FastifyInstance, options: { spaFallback
     const fe = (err ?? {}) as FastifyError;
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) return send(reply, fromFastifyClientError(fe, status, err instanceof SyntaxError));
+    if (isDatabaseUnavailable(err)) {
+      // An outage, not a bug: no stack; the pool logs the outage once (docs/operations.md#database-outages).
+      request.log.debug({ reason: err.message }, 'database unavailable');
+      return send(reply, errors.databaseUnavailable(retryAfterSeconds(err)));
+    }
     request.log.error({ err }, 'unexpected error');
     return send(reply, errors.internal());
   });
   app.setNotFoundHandler((request, reply) => {
-    const isAppPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/ws/');
+    // The SPA owns its client routes, which never name a file: a missing asset, a source map
+    // that is not served, /metrics when metrics are off, /api/… and /ws/… are 404s, not the app's page.
+    const pathname = request.url.split('?')[0] ?? '/';
+    const isAppPage =
+      request.method === 'GET' &&
+      !pathname.startsWith('/api/') &&
+      !pathname.startsWith('/ws/') &&
+      pathname !== '/metrics' &&
+      !/\.[a-z0-9]+$/i.test(pathname);
     if (options.spaFallback && isAppPage)
       return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
     return send(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/'));

@@ -10,6 +10,9 @@ import './auth/repo.js';
 import { preparedQueries } from './db/prepared.js';
 import type { Database } from './db/schema.js';
 import './trading/repo.js';
+import './trading/equity-curve/repo.js';
+import './trading/journal/repo.js';
+import './trading/performance/repo.js';
 
 /**
  * The compiled SQL of every hot query on both databases, kept under version control

@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { isDatabaseUnavailable } from './db/availability.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from './demo/seed.js';
 
 async function main(): Promise<void> {
@@ -13,12 +14,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const { app } = await buildApp(config);
+  const { app, metricsPort } = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   console.log(`\nPipdesk is running at ${url}`);
+  if (metricsPort !== undefined) console.log(`Metrics at http://${config.host}:${metricsPort}/metrics`);
   if (config.seedDemo) console.log(`Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}\n`);
 
   let stopping = false;
@@ -40,6 +42,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // Last resort (docs/operations.md#database-outages): a database outage that escaped some
+  // background promise is logged and survived, the pool reconnects by itself; any other
+  // unhandled rejection is a bug whose state we cannot trust, so the process stops.
+  process.on('unhandledRejection', (reason) => {
+    if (isDatabaseUnavailable(reason)) {
+      app.log.warn({ reason: (reason as Error).message }, 'database unavailable in a background task');
+      return;
+    }
+    app.log.fatal({ err: reason }, 'unhandled rejection; stopping');
+    process.exit(1);
+  });
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

@@ -2,10 +2,11 @@ import type { Migration } from 'kysely';
 import { accountsMigrations } from './accounts/migrations.js';
 import { authMigrations } from './auth/migrations.js';
 import type { Db, DbKind } from './db/database.js';
-import { runMigrations } from './db/migrate.js';
+import { listMigrations, runMigrations } from './db/migrate.js';
 import { marketMigrations } from './market/migrations.js';
 import { newsMigrations } from './news/migrations.js';
 import { tradingMigrations } from './trading/migrations.js';
+import { performanceMigrations } from './trading/performance/migrations.js';
 
 /** All migrations of all modules; names are globally ordered by their numeric prefix. */
 export function allMigrations(kind: DbKind): Record<string, Migration> {
@@ -14,6 +15,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...accountsMigrations(kind),
     ...marketMigrations(kind),
     ...tradingMigrations(kind),
+    ...performanceMigrations(kind),
     ...newsMigrations(kind),
   };
 }
@@ -21,4 +23,9 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
 /** Brings the schema up to date with every module's migrations; run at every start-up (idempotent). */
 export function migrateToLatest(db: Db): Promise<void> {
   return runMigrations(db, allMigrations);
+}
+
+/** Applied and pending migrations (`npm run trader -- migrations`); changes nothing. */
+export function migrationStatus(db: Db) {
+  return listMigrations(db, allMigrations);
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { test as base } from './session.js';
-import { TRADER_PASSWORD } from './traders.js';
+import { createTrader as createTraderOn, TRADER_PASSWORD } from './traders.js';
 
 /**
  * A Pipdesk server of its own whose prices the journey sets: it runs with
@@ -106,24 +106,7 @@ export async function startScriptedMarket(): Promise<ScriptedMarket> {
 
   // Prices are for signed-in callers: a watcher of our own reads them back after each tick.
   let token = '';
-  const createTrader = (name: string) => {
-    const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@pipdesk.test`;
-    execFileSync(
-      process.execPath,
-      [
-        path.join(repoRoot, 'server/dist/cli/trader.js'),
-        'create',
-        '--email',
-        email,
-        '--name',
-        name,
-        '--password',
-        TRADER_PASSWORD,
-      ],
-      { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' }, stdio: 'pipe' },
-    );
-    return email;
-  };
+  const createTrader = (name: string) => createTraderOn(name, { dataDir });
   try {
     const login = await fetch(`${baseURL}/api/auth/login/`, {
       method: 'POST',

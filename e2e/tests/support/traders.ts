@@ -11,12 +11,17 @@ const cli = path.resolve(import.meta.dirname, '../../../server/dist/cli/trader.j
  * Creates a trader of the journey's own with the CLI on the suite's data directory (so journeys
  * never see each other's positions or orders) and returns their e-mail.
  */
-export function createTrader(name: string, { noAccount = false } = {}): string {
+export function createTrader(
+  name: string,
+  { noAccount = false, password = TRADER_PASSWORD, dataDir = process.env.E2E_DATA_DIR } = {},
+): string {
   const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@pipdesk.test`;
-  const args = ['create', '--email', email, '--name', name, '--password', TRADER_PASSWORD];
+  // The CLI takes a password only on standard input (never in argv, where `ps` would show it).
+  const args = ['create', '--email', email, '--name', name, '--password-stdin'];
   if (noAccount) args.push('--no-account');
   execFileSync(process.execPath, [cli, ...args], {
-    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
+    input: `${password}\n`,
     stdio: 'pipe',
   });
   return email;

@@ -18,6 +18,34 @@ select * from "trading_accounts" where "user_id" = ?;
 -- parameters: sessionId
 select "sessions"."id" as "session_id", "sessions"."user_id", "sessions"."revoked_at", "users"."email", "users"."full_name", "users"."is_active" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."id" = ?;
 
+-- equityCurve.insertPoint
+-- parameters: account_id, period_id, time, equity_minor, balance_minor
+insert into "equity_points" ("account_id", "period_id", "time", "equity_minor", "balance_minor") values (?, ?, ?, ?, ?);
+
+-- journal.insertEntry
+-- parameters: trade_id, period_id, account_id, symbol, realized_pnl_minor, executed_at, "", null, null
+insert into "journal_entries" ("trade_id", "period_id", "account_id", "symbol", "realized_pnl_minor", "executed_at", "note", "rating", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?);
+
+-- performance.currentPeriod
+-- parameters: accountId
+select * from "performance_periods" where "account_id" = ? and "ended_at" is null;
+
+-- performance.insertPairStats
+-- parameters: period_id, symbol, trades, wins, losses, net_pnl_minor
+insert into "performance_pair_stats" ("period_id", "symbol", "trades", "wins", "losses", "net_pnl_minor") values (?, ?, ?, ?, ?, ?);
+
+-- performance.pairStatsOf
+-- parameters: periodId, symbol
+select * from "performance_pair_stats" where "period_id" = ? and "symbol" = ?;
+
+-- performance.updatePairStats
+-- parameters: trades, wins, losses, net_pnl_minor, period_id, symbol
+update "performance_pair_stats" set "trades" = ?, "wins" = ?, "losses" = ?, "net_pnl_minor" = ? where "period_id" = ? and "symbol" = ?;
+
+-- performance.updatePeriod
+-- parameters: closed_trades, wins, losses, breakevens, gross_profit_minor, gross_loss_minor, largest_win_minor, largest_loss_minor, current_win_streak, current_loss_streak, longest_win_streak, longest_loss_streak, peak_equity_minor, max_drawdown_pct, id
+update "performance_periods" set "closed_trades" = ?, "wins" = ?, "losses" = ?, "breakevens" = ?, "gross_profit_minor" = ?, "gross_loss_minor" = ?, "largest_win_minor" = ?, "largest_loss_minor" = ?, "current_win_streak" = ?, "current_loss_streak" = ?, "longest_win_streak" = ?, "longest_loss_streak" = ?, "peak_equity_minor" = ?, "max_drawdown_pct" = ? where "id" = ?;
+
 -- trading.idempotencyKeyOfUser
 -- parameters: userId, key
 select * from "idempotency_keys" where "user_id" = ? and "idempotency_key" = ?;

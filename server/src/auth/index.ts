@@ -3,6 +3,7 @@ import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
 import { bearerToken, registerAuthRoutes } from './routes.js';
 import { createAuthService } from './service.js';
+import { resolveJwtSecret } from './shared-secret.js';
 import type { AuthUser } from './types.js';
 
 export type { AuthUser } from './types.js';
@@ -17,7 +18,8 @@ export interface AuthModule {
 }
 
 export async function createAuthModule(ctx: AppContext): Promise<AuthModule> {
-  const service = createAuthService(ctx);
+  const jwtSecret = await resolveJwtSecret(ctx);
+  const service = createAuthService({ ...ctx, config: { ...ctx.config, jwtSecret } });
   const authenticate: preHandlerAsyncHookHandler = async (request) => {
     const token = bearerToken(request);
     if (!token) throw errors.unauthenticated();

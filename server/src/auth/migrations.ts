@@ -54,5 +54,21 @@ export function authMigrations(kind: DbKind): Record<string, Migration> {
         await db.schema.dropTable('users').execute();
       },
     },
+    '0009_shared_secret': {
+      // The generated JWT secret, shared by every node through the database (docs/operations.md#tokens-and-sessions).
+      // biome-ignore lint/suspicious/noExplicitAny: see up() above
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('auth_secrets')
+          .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
+          .addColumn('value', 'varchar(255)', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see up() above
+      async down(db: Kysely<any>) {
+        await db.schema.dropTable('auth_secrets').execute();
+      },
+    },
   };
 }

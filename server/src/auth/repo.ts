@@ -173,3 +173,22 @@ export async function pruneDeadSessions(q: Q, tokensBefore: number, sessionsBefo
   const result = await q.deleteFrom('sessions').where('last_refreshed_at', '<', sessionsBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The stored secret named `name`, if any node stored one. */
+export async function findSecret(q: Q, name: string): Promise<string | undefined> {
+  const row = await q.selectFrom('auth_secrets').select('value').where('name', '=', name).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores `value` unless a secret of that name exists: the first node to start wins, the rest read it. */
+export async function insertSecretIfAbsent(q: Q, name: string, value: string, now: number): Promise<void> {
+  await q
+    .insertInto('auth_secrets')
+    .values({ name, value, created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+}
+
+export async function setPasswordHash(q: Q, userId: number, passwordHash: string, now: number): Promise<void> {
+  await q.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+}

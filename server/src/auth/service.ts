@@ -1,8 +1,10 @@
-import type { LoginResponse, RefreshResponse, UserDto } from '@pipdesk/contract';
+import { type LoginResponse, newPasswordSchema, type RefreshResponse, type UserDto } from '@pipdesk/contract';
+import { z } from 'zod';
 import type { AppContext } from '../core/context.js';
+import { parseInput } from '../core/validate.js';
 import { writeTransaction } from '../db/transaction.js';
 import { errors } from '../errors.js';
-import { verifyPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import * as repo from './repo.js';
 import { createLoginThrottle } from './throttle.js';
 import { createTokens, newTokenId } from './tokens.js';
@@ -207,4 +209,45 @@ export async function disableTrader(
   deps.bus.publish('user_disabled', { userId: result.userId });
   for (const sessionId of result.sessions) deps.bus.publish('session_revoked', { sessionId });
   return { userId: result.userId, email: result.email, wasActive: result.wasActive, endedSessions: result.sessions.length };
+}
+
+/** Lets a disabled trader sign in again (`npm run trader -- enable`); their old sessions stay ended. */
+export async function enableTrader(
+  deps: Pick<AppContext, 'db' | 'clock'>,
+  emailAsTyped: string,
+): Promise<{ userId: number; email: string; wasActive: boolean }> {
+  const email = normalizeEmail(emailAsTyped);
+  const result = await writeTransaction(deps.db, async (trx) => {
+    const user = await repo.findUserByEmail(trx, email);
+    if (!user) return undefined;
+    await repo.setUserActive(trx, user.id, true, deps.clock.now());
+    return { userId: user.id, email: user.email, wasActive: user.is_active === 1 };
+  });
+  if (!result) throw errors.traderNotFound(email);
+  return result;
+}
+
+/**
+ * Sets a new password (`npm run trader -- reset-password`, docs/operations.md#passwords) and ends
+ * every session of the trader on every node: whoever knew the old password is signed out.
+ */
+export async function resetPassword(
+  deps: Pick<AppContext, 'db' | 'bus' | 'clock'>,
+  emailAsTyped: string,
+  newPassword: string,
+): Promise<{ userId: number; email: string; endedSessions: number }> {
+  const email = normalizeEmail(emailAsTyped);
+  const password = parseInput(z.strictObject({ password: newPasswordSchema }), { password: newPassword }).password;
+  const passwordHash = await hashPassword(password);
+  const now = deps.clock.now();
+  const result = await writeTransaction(deps.db, async (trx) => {
+    const user = await repo.findUserByEmail(trx, email);
+    if (!user) return undefined;
+    await repo.setPasswordHash(trx, user.id, passwordHash, now);
+    const sessions = await repo.revokeUserSessions(trx, user.id, 'password_reset', now);
+    return { userId: user.id, email: user.email, sessions };
+  });
+  if (!result) throw errors.traderNotFound(email);
+  for (const sessionId of result.sessions) deps.bus.publish('session_revoked', { sessionId });
+  return { userId: result.userId, email: result.email, endedSessions: result.sessions.length };
 }

@@ -13,7 +13,7 @@ export interface UsersTable {
   updated_at: number;
 }
 
-export type SessionEndReason = 'logout' | 'refresh_reuse' | 'user_disabled';
+export type SessionEndReason = 'logout' | 'refresh_reuse' | 'user_disabled' | 'password_reset';
 
 /** A sign-in: the family of refresh tokens issued from one login. Access tokens name it in `sid`. */
 export interface SessionsTable {
@@ -48,12 +48,20 @@ export interface LoginFailuresTable {
   failed_at: number;
 }
 
-/** Tables of the auth module (users, sessions, refresh tokens, login failures). */
+/** Secrets every node must agree on; today only `jwt`, the generated token-signing secret. */
+export interface AuthSecretsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+/** Tables of the auth module (users, sessions, refresh tokens, login failures, shared secrets). */
 export interface AuthTables {
   users: UsersTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   login_failures: LoginFailuresTable;
+  auth_secrets: AuthSecretsTable;
 }
 
 // The storage layer knows no feature: this module adds its tables to the app's Database type.

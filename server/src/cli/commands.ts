@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { createTrader, listTraders, type TraderSummary } from '../accounts/service.js';
-import { disableTrader } from '../auth/service.js';
+import { disableTrader, enableTrader, resetPassword } from '../auth/service.js';
 import type { AppContext } from '../core/context.js';
 import { AppError } from '../errors.js';
+import { migrationStatus } from '../migrations.js';
 
 /** Where the CLI writes: the console in production, arrays in tests. */
 export interface CliIo {
@@ -10,6 +11,8 @@ export interface CliIo {
   err(line: string): void;
   /** Everything on standard input (`--password-stdin`), so a password never sits in the process list or shell history. */
   readStdin?(): Promise<string>;
+  /** Asks for a password without echoing it; only when a person is at a terminal. */
+  promptPassword?(question: string): Promise<string>;
 }
 
 export type CliDeps = Pick<AppContext, 'db' | 'bus' | 'clock'>;
@@ -21,15 +24,23 @@ export const EXIT_USAGE = 2;
 
 export const USAGE = `Usage: npm run trader -- <command> [options]
 
+Passwords are never given on the command line (the process list and the shell history would
+show them): a command that needs one asks for it at a terminal, or reads the first line of
+standard input with --password-stdin.
+
 Commands:
-  create --email <e-mail> --name <full name> --password <password> [--balance <USD>] [--leverage <n>] [--no-account]
+  create --email <e-mail> --name <full name> [--password-stdin] [--balance <USD>] [--leverage <n>] [--no-account]
          Creates a trader with a USD trading account (default balance 10000.00, leverage 100).
-         --password-stdin instead of --password reads the password from standard input (one line),
-         so it stays out of the process list and the shell history.
          --no-account creates the user only (they will see "Trading Not Available").
   list   Lists every trader with their account.
   disable --email <e-mail>
-         Disables a trader and ends all their sessions at once.`;
+         Disables a trader and ends all their sessions at once.
+  enable --email <e-mail>
+         Lets a disabled trader sign in again.
+  reset-password --email <e-mail> [--password-stdin]
+         Sets a new password and ends all the trader's sessions.
+  migrations
+         Lists the database migrations, applied (with when) and pending; changes nothing.`;
 
 class UsageError extends Error {}
 
@@ -37,7 +48,7 @@ class UsageError extends Error {}
 const OPTION_OF_FIELD: Record<string, string> = {
   email: '--email',
   fullName: '--name',
-  password: '--password',
+  password: 'the password',
   balanceMinor: '--balance',
   leverage: '--leverage',
 };
@@ -78,6 +89,28 @@ async function passwordFromStdin(io: CliIo): Promise<string> {
   return (await io.readStdin()).split(/\r?\n/, 1)[0] ?? '';
 }
 
+/** Options of the commands that take a password. `password` is declared only to refuse it clearly. */
+const PASSWORD_OPTIONS = {
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean', default: false },
+} as const;
+
+/** The password from standard input or a prompt; never from argv (docs/operations.md#passwords). */
+async function readPassword(values: { password?: string | undefined; 'password-stdin'?: boolean | undefined }, io: CliIo) {
+  if (values.password !== undefined)
+    throw new UsageError(
+      '--password is not accepted: a password on the command line shows in the process list and the shell history. ' +
+        'Use --password-stdin, or run the command at a terminal to be asked for it',
+    );
+  if (values['password-stdin']) return required(await passwordFromStdin(io), '--password-stdin');
+  if (!io.promptPassword)
+    throw new UsageError('the password is required: give it on standard input with --password-stdin, or run at a terminal');
+  const first = await io.promptPassword('Password: ');
+  const again = await io.promptPassword('Password (again): ');
+  if (first !== again) throw new UsageError('the two passwords differ');
+  return required(first, 'the password');
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -90,8 +123,7 @@ async function create(args: string[], deps: CliDeps, io: CliIo): Promise<number>
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean', default: false },
+      ...PASSWORD_OPTIONS,
       balance: { type: 'string' },
       leverage: { type: 'string' },
       'no-account': { type: 'boolean', default: false },
@@ -101,14 +133,9 @@ async function create(args: string[], deps: CliDeps, io: CliIo): Promise<number>
   if (!withAccount && (values.balance !== undefined || values.leverage !== undefined)) {
     throw new UsageError('--balance and --leverage need an account: drop --no-account or them');
   }
-  if (values['password-stdin'] && values.password !== undefined) {
-    throw new UsageError('give the password once: --password-stdin or --password, not both');
-  }
   const email = required(values.email, '--email');
   const fullName = required(values.name, '--name');
-  const password = values['password-stdin']
-    ? required(await passwordFromStdin(io), '--password-stdin')
-    : required(values.password, '--password');
+  const password = await readPassword(values, io);
   const trader = await createTrader(deps, {
     email,
     fullName,
@@ -150,7 +177,7 @@ function table(traders: TraderSummary[]): string[] {
 async function list(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
   parseArgs({ args, strict: true, allowPositionals: false, options: {} });
   const traders = await listTraders(deps);
-  if (traders.length === 0) io.out('No traders yet. Create one with: npm run trader -- create --email … --name … --password …');
+  if (traders.length === 0) io.out('No traders yet. Create one with: npm run trader -- create --email … --name …');
   else for (const line of table(traders)) io.out(line);
   return EXIT_OK;
 }
@@ -165,7 +192,51 @@ async function disable(args: string[], deps: CliDeps, io: CliIo): Promise<number
   return EXIT_OK;
 }
 
-const COMMANDS: Record<string, (args: string[], deps: CliDeps, io: CliIo) => Promise<number>> = { create, list, disable };
+async function enable(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, allowPositionals: false, options: { email: { type: 'string' } } });
+  const result = await enableTrader(deps, required(values.email, '--email'));
+  io.out(result.wasActive ? `${result.email} was already active.` : `Enabled ${result.email}; they can sign in again.`);
+  return EXIT_OK;
+}
+
+async function resetPasswordCommand(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { email: { type: 'string' }, ...PASSWORD_OPTIONS },
+  });
+  const email = required(values.email, '--email');
+  const result = await resetPassword(deps, email, await readPassword(values, io));
+  io.out(`Set a new password for ${result.email}; ended ${plural(result.endedSessions, 'session')}.`);
+  return EXIT_OK;
+}
+
+async function migrations(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  parseArgs({ args, strict: true, allowPositionals: false, options: {} });
+  const all = await migrationStatus(deps.db);
+  for (const m of all)
+    io.out(`${m.executedAt ? `applied ${m.executedAt.toISOString()}` : 'pending                          '}  ${m.name}`);
+  const pending = all.filter((m) => !m.executedAt).length;
+  io.out(
+    pending === 0
+      ? `${plural(all.length, 'migration')}, all applied.`
+      : `${plural(pending, 'migration')} pending of ${all.length}; the server applies them when it starts.`,
+  );
+  return EXIT_OK;
+}
+
+const COMMANDS: Record<string, (args: string[], deps: CliDeps, io: CliIo) => Promise<number>> = {
+  create,
+  list,
+  disable,
+  enable,
+  'reset-password': resetPasswordCommand,
+  migrations,
+};
+
+/** Commands that read the schema as it is: the CLI does not migrate before them. */
+export const READ_ONLY_SCHEMA_COMMANDS = new Set(['migrations']);
 
 /** Runs one CLI command against an open database; returns the exit code. Never throws for expected failures. */
 export async function runTraderCommand(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {

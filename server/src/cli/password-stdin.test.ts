@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../test/helpers.js';
 import { signIn } from '../test/traders.js';
 import { EXIT_OK, EXIT_USAGE, runTraderCommand } from './commands.js';
 
-describe('npm run trader -- create --password-stdin', () => {
+describe('npm run trader: passwords never in argv', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -33,17 +33,48 @@ describe('npm run trader -- create --password-stdin', () => {
     expect((await signIn(t, 'stdin@example.com', 'a long pass phrase')).user.full_name).toBe('Stdin User');
   });
 
-  it('an empty or short password from stdin, or both options at once, is a usage error naming the option', async () => {
+  it('an empty or short password from stdin is a usage error naming it', async () => {
     const empty = await run(['create', '--email', 'e1@example.com', '--name', 'E', '--password-stdin'], '\n');
     expect(empty).toMatchObject({ code: EXIT_USAGE });
     expect(empty.err).toMatch(/--password-stdin is required/);
     const short = await run(['create', '--email', 'e2@example.com', '--name', 'E', '--password-stdin'], 'short\n');
-    expect(short.err).toMatch(/--password must be 8 to 128 characters/);
-    const both = await run(
+    expect(short.err).toMatch(/the password must be 8 to 128 characters/);
+  });
+
+  it('refuses a password in argv, with or without --password-stdin, and creates nothing', async () => {
+    for (const argv of [
+      ['create', '--email', 'e3@example.com', '--name', 'E', '--password', 'long-enough'],
       ['create', '--email', 'e3@example.com', '--name', 'E', '--password-stdin', '--password', 'long-enough'],
-      'x',
-    );
-    expect(both).toMatchObject({ code: EXIT_USAGE });
-    expect(both.err).toMatch(/not both/);
+      ['reset-password', '--email', 'e3@example.com', '--password', 'long-enough'],
+    ]) {
+      const res = await run(argv, 'long-enough\n');
+      expect(res.code, argv.join(' ')).toBe(EXIT_USAGE);
+      expect(res.err).toMatch(/--password is not accepted: a password on the command line shows in the process list/);
+    }
+    const none = await t.ctx.db.kysely.selectFrom('users').select('id').where('email', '=', 'e3@example.com').execute();
+    expect(none).toEqual([]);
+  });
+
+  it('at a terminal, asks twice and refuses two different answers', async () => {
+    const answers = (list: string[]) => {
+      const queue = [...list];
+      return async () => queue.shift() ?? '';
+    };
+    const ask = async (argv: string[], typed: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runTraderCommand(
+        argv,
+        { db: t.ctx.db, bus: new MemoryBus(), clock: t.ctx.clock },
+        { out: (l) => out.push(l), err: (l) => err.push(l), promptPassword: answers(typed) },
+      );
+      return { code, err: err.join('\n') };
+    };
+    const differ = await ask(['create', '--email', 'tty@example.com', '--name', 'Tty'], ['first-password', 'other-password']);
+    expect(differ).toMatchObject({ code: EXIT_USAGE });
+    expect(differ.err).toMatch(/the two passwords differ/);
+    const same = await ask(['create', '--email', 'tty@example.com', '--name', 'Tty'], ['tty-password', 'tty-password']);
+    expect(same.code).toBe(EXIT_OK);
+    expect((await signIn(t, 'tty@example.com', 'tty-password')).user.full_name).toBe('Tty');
   });
 });

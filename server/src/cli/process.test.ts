@@ -53,9 +53,10 @@ interface Finished {
   stderr: string;
 }
 
-function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<Finished> {
+function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs = 20_000, stdin = ''): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { cwd: root, env });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -213,8 +214,10 @@ describe('processes', () => {
   it('npm run trader: exit codes and messages of the real binary', async () => {
     const create = await runNode(
       traderJs,
-      ['create', '--email', 'Cli.User@example.com', '--name', 'Cli User', '--password', 'cli-password', '--balance', '750.25'],
+      ['create', '--email', 'Cli.User@example.com', '--name', 'Cli User', '--password-stdin', '--balance', '750.25'],
       env,
+      20_000,
+      'cli-password\n',
     );
     expect(create).toMatchObject({ code: 0, stderr: '' });
     expect(create.stdout).toMatch(
@@ -223,8 +226,10 @@ describe('processes', () => {
 
     const again = await runNode(
       traderJs,
-      ['create', '--email', 'cli.user@example.com', '--name', 'X', '--password', 'cli-password'],
+      ['create', '--email', 'cli.user@example.com', '--name', 'X', '--password-stdin'],
       env,
+      20_000,
+      'cli-password\n',
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('Error: A trader with e-mail cli.user@example.com already exists\n');
@@ -237,6 +242,14 @@ describe('processes', () => {
     expect(disable).toMatchObject({ code: 0, stdout: 'Disabled cli.user@example.com; ended 0 sessions.\n' });
 
     expect((await runNode(traderJs, ['disable', '--email', 'nobody@example.com'], env)).code).toBe(1);
+    // Not at a terminal and no --password-stdin: refused, nothing waits for a prompt.
+    const noPassword = await runNode(traderJs, ['create', '--email', 'np@example.com', '--name', 'Np'], env);
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toMatch(/the password is required: give it on standard input with --password-stdin/);
+    const migrations = await runNode(traderJs, ['migrations'], env);
+    expect(migrations.code).toBe(0);
+    expect(migrations.stdout).toMatch(/all applied\.\n$/);
+
     const usage = await runNode(traderJs, [], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('Usage: npm run trader -- <command>');

@@ -22,15 +22,26 @@ describe('npm run trader', () => {
     await database.drop();
   });
 
-  /** Runs a command the way the CLI process does: its own database connection and its own (in-memory) bus. */
-  async function cli(...argv: string[]) {
+  /**
+   * Runs a command the way the CLI process does: its own database connection and its own
+   * (in-memory) bus. For brevity the cases write `--password X`; the CLI refuses a password in
+   * argv, so this sends X on standard input with `--password-stdin`, as a script would.
+   */
+  async function cli(...typed: string[]) {
+    const at = typed.indexOf('--password');
+    const password = at >= 0 ? typed[at + 1] : undefined;
+    const argv = at >= 0 ? [...typed.slice(0, at), '--password-stdin', ...typed.slice(at + 2)] : typed;
     const db = openDatabase(t.config.database, database.pgSchema ? { schema: database.pgSchema } : {});
     const bus = new MemoryBus();
     const out: string[] = [];
     const err: string[] = [];
     const deps: CliDeps = { db, bus, clock: t.ctx.clock };
     try {
-      const code = await runTraderCommand(argv, deps, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      const code = await runTraderCommand(argv, deps, {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        ...(password === undefined ? {} : { readStdin: async () => `${password}\n` }),
+      });
       return { code, out: out.join('\n'), err: err.join('\n') };
     } finally {
       await db.close();
@@ -121,9 +132,9 @@ describe('npm run trader', () => {
     const cases: Array<[string[], RegExp]> = [
       [['create', '--name', 'X', '--password', 'long-enough'], /--email is required/],
       [['create', '--email', 'x@example.com', '--password', 'long-enough'], /--name is required/],
-      [['create', '--email', 'x@example.com', '--name', 'X'], /--password is required/],
-      [['create', '--email', 'x@example.com', '--name', 'X', '--password', 'short'], /--password must be 8 to 128 characters/],
-      [['create', '--email', 'x@example.com', '--name', 'X', '--password', 'p'.repeat(129)], /--password must be 8 to 128/],
+      [['create', '--email', 'x@example.com', '--name', 'X'], /the password is required/],
+      [['create', '--email', 'x@example.com', '--name', 'X', '--password', 'short'], /the password must be 8 to 128 characters/],
+      [['create', '--email', 'x@example.com', '--name', 'X', '--password', 'p'.repeat(129)], /the password must be 8 to 128/],
       [['create', '--email', 'not-an-email', '--name', 'X', '--password', 'long-enough'], /--email must be an e-mail address/],
       [['create', '--email', 'x@example.com', '--name', 'X', '--password', 'long-enough', '--balance=-5'], /--balance must be/],
       [
@@ -160,7 +171,8 @@ describe('npm run trader', () => {
     expect(none).toEqual([]);
     const help = await cli('help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('create --email <e-mail> --name <full name> --password <password>');
+    expect(help.out).toContain('create --email <e-mail> --name <full name> [--password-stdin]');
+    expect(help.out).toContain('reset-password --email <e-mail> [--password-stdin]');
   });
 
   it('list: every trader with status, balance and leverage', async () => {
@@ -216,6 +228,42 @@ describe('npm run trader', () => {
     expect(code).toBe(0);
     const sessionId = JSON.parse(Buffer.from(session.token.split('.')[1]!, 'base64url').toString()).sid;
     expect(heard).toEqual([`user_disabled ${session.user.id}`, `session_revoked ${sessionId}`]);
+  });
+
+  it('enable lets a disabled trader sign in again; reset-password sets a new one and ends every session', async () => {
+    await cli('create', '--email', 'gil@example.com', '--name', 'Gil', '--password', 'gil-password');
+    await cli('disable', '--email', 'gil@example.com');
+    const enabled = await cli('enable', '--email', 'GIL@example.com');
+    expect(enabled).toMatchObject({ code: 0, out: 'Enabled gil@example.com; they can sign in again.' });
+    expect((await cli('enable', '--email', 'gil@example.com')).out).toBe('gil@example.com was already active.');
+    const session = await signIn(t, 'gil@example.com', 'gil-password');
+
+    const reset = await cli('reset-password', '--email', 'gil@example.com', '--password', 'gil-new-password');
+    expect(reset).toMatchObject({ code: 0, out: 'Set a new password for gil@example.com; ended 1 session.' });
+    const me = await t.app.inject({ method: 'GET', url: '/api/auth/me/', headers: { authorization: `Bearer ${session.token}` } });
+    expect(me.statusCode).toBe(401);
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login/',
+      payload: { email: 'gil@example.com', password: 'gil-password' },
+    });
+    expect(old.statusCode).toBe(401);
+    expect((await signIn(t, 'gil@example.com', 'gil-new-password')).user.email).toBe('gil@example.com');
+
+    const short = await cli('reset-password', '--email', 'gil@example.com', '--password', 'short');
+    expect(short).toMatchObject({ code: 2 });
+    expect(short.err).toMatch(/the password must be 8 to 128 characters/);
+    expect((await cli('reset-password', '--email', 'nobody@example.com', '--password', 'long-enough')).code).toBe(1);
+    expect((await cli('enable', '--email', 'nobody@example.com')).code).toBe(1);
+  });
+
+  it('migrations lists every migration as applied, with when', async () => {
+    const res = await cli('migrations');
+    expect(res.code).toBe(0);
+    const lines = res.out.split('\n');
+    expect(lines[0]).toMatch(/^applied \d{4}-\d\d-\d\dT[\d:.]+Z {2}0001_auth$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^applied .* {2}0009_shared_secret$/));
+    expect(lines.at(-1)).toMatch(/^\d+ migrations, all applied\.$/);
   });
 
   it('disable an unknown e-mail: exit code 1', async () => {

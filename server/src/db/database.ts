@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { ConnectionBreaker } from './availability.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
 import { createWalSync } from './wal-sync.js';
@@ -40,6 +41,12 @@ export interface OpenOptions {
    * disk and can never be acknowledged; the owner should stop (see wal-sync.ts).
    */
   onDurabilityLost?: (error: unknown) => void;
+  /** PostgreSQL: how long acquiring a connection may take before the request fails (default 3 s). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: hears of connection errors outside any query (an idle or held connection dropped). */
+  onConnectionError?: (error: unknown) => void;
+  /** PostgreSQL: told when the database becomes unreachable and when it is reachable again. */
+  onReachabilityChange?: (reachable: boolean, error?: unknown) => void;
 }
 
 /** Opens the configured database: a SQLite file by default, PostgreSQL when DATABASE_URL says so. */
@@ -48,10 +55,28 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
     const pool = new pg.Pool({
       connectionString: database.url,
       max: 20,
+      // Bounded, so a request during an outage answers 503 instead of hanging (pg waits forever by default).
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
+      // A peer that vanished without closing (no RST) is noticed by TCP keepalive, not hours later.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       // A test may isolate itself in its own schema.
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // An 'error' event nobody listens to ends the process. pg emits it on the pool for an idle
+    // connection that drops, and on a checked-out client between queries (pg-pool removes its
+    // own listener while a client is lent), so every client gets one for life.
+    const onConnectionError = (err: unknown) => options.onConnectionError?.(err);
+    pool.on('error', onConnectionError);
+    pool.on('connect', (client) => client.on('error', onConnectionError));
+    // Kysely only calls connect() and end(): the breaker answers at once while the database is
+    // known to be down and lets one attempt through per backoff step (docs/operations.md#database-outages).
+    const breaker = new ConnectionBreaker(options.onReachabilityChange ? { onChange: options.onReachabilityChange } : {});
+    const guardedPool = {
+      connect: () => breaker.run(() => pool.connect()),
+      end: () => pool.end(),
+    };
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool }) });
     let closed = false;
     return {
       kysely,

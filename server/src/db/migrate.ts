@@ -9,12 +9,7 @@ export type MigrationSet = (kind: DbKind) => Record<string, Migration>;
  * The app passes every module's migrations in (`server/src/migrations.ts`): db/ knows no feature.
  */
 export async function runMigrations(db: Db, migrations: MigrationSet): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(db.kind) };
-  // Kysely looks for its bookkeeping tables in every schema unless told which one: on a
-  // PostgreSQL shared by several schemas (tests, tenants) it would find another schema's
-  // tables and skip creating its own. Name the schema the connection works in.
-  const migrationTableSchema = db.kind === 'postgres' ? await currentSchema(db) : undefined;
-  const migrator = new Migrator({ db: db.kysely, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrator = await migratorFor(db, migrations);
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === 'Error');
@@ -26,6 +21,24 @@ export async function runMigrations(db: Db, migrations: MigrationSet): Promise<v
     if (!failed && (error as { code?: string } | undefined)?.code === '3F000' && attempt < 5) continue;
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+}
+
+/** Every migration by name, oldest first, with when it ran (undefined: pending); changes nothing. */
+export async function listMigrations(
+  db: Db,
+  migrations: MigrationSet,
+): Promise<{ name: string; executedAt: Date | undefined }[]> {
+  const migrator = await migratorFor(db, migrations);
+  return (await migrator.getMigrations()).map((m) => ({ name: m.name, executedAt: m.executedAt }));
+}
+
+async function migratorFor(db: Db, migrations: MigrationSet): Promise<Migrator> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(db.kind) };
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: on a
+  // PostgreSQL shared by several schemas (tests, tenants) it would find another schema's
+  // tables and skip creating its own. Name the schema the connection works in.
+  const migrationTableSchema = db.kind === 'postgres' ? await currentSchema(db) : undefined;
+  return new Migrator({ db: db.kysely, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
 }
 
 async function currentSchema(db: Db): Promise<string> {

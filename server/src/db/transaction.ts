@@ -4,6 +4,22 @@ import type { Database } from './schema.js';
 
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 
+/** Told of every write transaction's outcome and duration in seconds (the app's metrics, docs/operations.md#metrics). */
+export type TransactionObserver = (outcome: 'commit' | 'rollback', seconds: number) => void;
+
+// Kept beside the database handle rather than in it: db/ knows nothing of metrics.
+const observers = new WeakMap<Db, TransactionObserver>();
+
+/** Reports every write transaction of `db` to `observer` (one per database handle). */
+export function observeTransactions(db: Db, observer: TransactionObserver): void {
+  observers.set(db, observer);
+}
+
+/** The observer of `db`'s transactions, for writers that run their own (trading/write-batcher.ts). */
+export function transactionObserver(db: Db): TransactionObserver | undefined {
+  return observers.get(db);
+}
+
 /**
  * Runs `fn` in a write transaction that serializes with every other writer of the rows it locks.
  * SQLite: `BEGIN IMMEDIATE` takes the write lock up front, so a read-then-write cannot be
@@ -13,6 +29,20 @@ const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
  * serialization failures and deadlocks.
  */
 export async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  const observer = observers.get(db);
+  if (!observer) return runWriteTransaction(db, fn);
+  const started = performance.now();
+  try {
+    const result = await runWriteTransaction(db, fn);
+    observer('commit', (performance.now() - started) / 1000);
+    return result;
+  } catch (err) {
+    observer('rollback', (performance.now() - started) / 1000);
+    throw err;
+  }
+}
+
+async function runWriteTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   if (db.kind === 'sqlite') {
     const result = await db.kysely.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);

@@ -14,15 +14,56 @@ const LARGEST_TIMEFRAME = AGGREGATE_TIMEFRAMES[AGGREGATE_TIMEFRAMES.length - 1]!
  * contain them recomputed in the same transaction), and the history backfill.
  */
 export class CandleStore {
+  /**
+   * Candles the database did not take yet (an outage), by pair, timeframe and minute, oldest
+   * first; retried with every later write and bounded by CANDLE_WRITE_BUFFER
+   * (docs/operations.md#database-outages).
+   */
+  private readonly pending = new Map<string, CandleRow>();
+
   constructor(private readonly ctx: AppContext) {}
 
   /**
-   * Writes one-minute candles and refreshes their aggregates. Aggregates are recomputed from
-   * the stored minutes of each touched four-hour window, so a retried or repeated write
-   * cannot double count.
+   * Writes one-minute candles (and those still pending from failed writes) and refreshes their
+   * aggregates. A failed write keeps the rows for the next call instead of throwing; past the
+   * buffer's bound the oldest are dropped, and said so in the log.
    */
   async write(rows: readonly CandleRow[]): Promise<void> {
-    if (rows.length === 0) return;
+    for (const r of rows) this.pending.set(`${r.pairId}:${r.timeframe}:${r.time}`, r);
+    const excess = this.pending.size - this.ctx.config.candleWriteBuffer;
+    if (excess > 0) {
+      const dropped = [...this.pending.keys()].slice(0, excess);
+      for (const key of dropped) this.pending.delete(key);
+      this.ctx.log.error(
+        { dropped: excess, buffer: this.ctx.config.candleWriteBuffer },
+        'candle write buffer full: the oldest one-minute candles are lost',
+      );
+    }
+    const batch = [...this.pending];
+    if (batch.length === 0) return;
+    try {
+      await this.writeNow(batch.map(([, row]) => row));
+    } catch (err) {
+      this.ctx.log.warn(
+        { reason: (err as Error)?.message, pending: this.pending.size },
+        'writing candles failed; kept in memory and retried with the next write (lost if the server stops first)',
+      );
+      return;
+    }
+    // Only what was written: a newer version of a candle queued meanwhile stays.
+    for (const [key, row] of batch) if (this.pending.get(key) === row) this.pending.delete(key);
+  }
+
+  /** Candles waiting for the database (tests; the outage log line says it too). */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Aggregates are recomputed from the stored minutes of each touched four-hour window, so a
+   * retried or repeated write cannot double count.
+   */
+  private async writeNow(rows: readonly CandleRow[]): Promise<void> {
     const windows = new Map<string, { pairId: number; start: number }>();
     for (const r of rows) {
       const start = bucketStart(r.time, LARGEST_TIMEFRAME);

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { type Bus, MemoryBus } from './bus.js';
+import { describe, expect, it, vi } from 'vitest';
+import { startFaultProxy } from '../test/fault-proxy.js';
+import { type Bus, type BusEvents, MemoryBus } from './bus.js';
 import { createRedisBus } from './redis-bus.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -26,6 +27,18 @@ describe('memory bus', () => {
     bus.publish('session_revoked', { sessionId: 'c' });
     expect(seen).toEqual(['a', 'b']);
   });
+
+  it('is always healthy: it never reports a change of health and never asks for a resync', () => {
+    const bus = new MemoryBus();
+    const changes: boolean[] = [];
+    const resyncs: unknown[] = [];
+    bus.onHealthChange((up) => changes.push(up));
+    bus.subscribe('resync', (e) => resyncs.push(e));
+    bus.publish('user_disabled', { userId: 1 });
+    expect(bus.healthy()).toBe(true);
+    expect(changes).toEqual([]);
+    expect(resyncs).toEqual([]);
+  });
 });
 
 // The Redis suite runs whenever a Redis is configured (CI sets TEST_REDIS_URL and requires it).
@@ -49,5 +62,78 @@ if (redisUrl) {
         await nodeB.close();
       }
     });
+  });
+
+  // docs/operations.md#redis-outages-and-leadership
+  describe('redis bus through an outage', () => {
+    it('survives a cut: no unhandled error, local delivery while down, reconnects and announces a resync', async () => {
+      const target = new URL(redisUrl);
+      const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
+      const unhandled: unknown[] = [];
+      const onUnhandled = (err: unknown) => unhandled.push(err);
+      process.on('unhandledRejection', onUnhandled);
+      process.on('uncaughtException', onUnhandled);
+      const prefix = `pipdesk-bus-outage-${process.pid}:`;
+      const proxied = new URL(redisUrl);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(proxy.port);
+      const cutNode = await createRedisBus(proxied.toString(), prefix);
+      const otherNode = await createRedisBus(redisUrl, prefix);
+      try {
+        const health: boolean[] = [];
+        cutNode.onHealthChange((up) => health.push(up));
+        const onCut: number[] = [];
+        const onOther: number[] = [];
+        cutNode.subscribe('user_disabled', (e) => onCut.push(e.userId));
+        otherNode.subscribe('user_disabled', (e) => onOther.push(e.userId));
+        const resyncsOnCut: BusEvents['resync'][] = [];
+        const resyncsOnOther: BusEvents['resync'][] = [];
+        cutNode.subscribe('resync', (e) => resyncsOnCut.push(e));
+        otherNode.subscribe('resync', (e) => resyncsOnOther.push(e));
+        await vi.waitFor(
+          () => {
+            cutNode.publish('user_disabled', { userId: 1 });
+            expect(onOther).toContain(1);
+          },
+          { timeout: 3_000, interval: 100 },
+        );
+
+        proxy.cut();
+        await vi.waitFor(() => expect(cutNode.healthy()).toBe(false), { timeout: 3_000, interval: 20 });
+        expect(health).toEqual([false]);
+        // Publishing while down neither throws nor rejects later; this node still hears itself.
+        for (let i = 0; i < 50; i++) cutNode.publish('user_disabled', { userId: 2 });
+        expect(onCut.filter((id) => id === 2)).toHaveLength(50);
+        // Longer than ioredis needs to give up on queued commands (the issue's MaxRetriesPerRequestError).
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(onOther).not.toContain(2);
+        expect(unhandled).toEqual([]);
+
+        proxy.heal();
+        await vi.waitFor(() => expect(cutNode.healthy()).toBe(true), { timeout: 10_000, interval: 50 });
+        expect(health).toEqual([false, true]);
+        expect(resyncsOnCut).toHaveLength(1);
+        await vi.waitFor(() => expect(resyncsOnOther).toEqual(resyncsOnCut), { timeout: 3_000, interval: 20 });
+        // Both ways again, and this node hears itself once (through Redis, not twice).
+        cutNode.publish('user_disabled', { userId: 3 });
+        otherNode.publish('user_disabled', { userId: 4 });
+        await vi.waitFor(
+          () => {
+            expect(onOther).toContain(3);
+            expect(onCut).toContain(4);
+          },
+          { timeout: 3_000, interval: 20 },
+        );
+        await new Promise((r) => setTimeout(r, 100));
+        expect(onCut.filter((id) => id === 3)).toHaveLength(1);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+        process.off('uncaughtException', onUnhandled);
+        await cutNode.close();
+        await otherNode.close();
+        await proxy.close();
+      }
+    }, 30_000);
   });
 }

@@ -15,6 +15,12 @@ export interface BusEvents {
   user_disabled: { userId: number };
   /** Anything else a module needs to broadcast; keyed by `topic`. */
   message: { topic: string; payload: unknown };
+  /**
+   * A node's Redis link came back after an outage (docs/operations.md#redis-outages-and-leadership):
+   * what travelled while it was down is lost, so every node reloads its in-memory state from
+   * the database. Raised by the Redis bus itself, never by a module; `node` names the node.
+   */
+  resync: { node: string };
 }
 
 export type BusTopic = keyof BusEvents;
@@ -23,8 +29,10 @@ export interface Bus {
   readonly name: 'memory' | 'redis';
   publish<K extends BusTopic>(topic: K, event: BusEvents[K]): void;
   subscribe<K extends BusTopic>(topic: K, handler: (event: BusEvents[K]) => void): () => void;
-  /** Whether the bus can currently deliver (always true in memory). */
+  /** Whether the bus can currently deliver across nodes (always true in memory). */
   healthy(): boolean;
+  /** Called when `healthy()` changes (never in memory). */
+  onHealthChange(listener: (healthy: boolean) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -44,6 +52,9 @@ export class MemoryBus implements Bus {
   }
   healthy(): boolean {
     return true;
+  }
+  onHealthChange(_listener: (healthy: boolean) => void): () => void {
+    return () => {};
   }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();

@@ -57,6 +57,18 @@ function pgUrl(): string {
   return url;
 }
 
+/**
+ * A test fires calls far faster than any trader: with these the rate limits run on every call
+ * but never bite, unless a test sets its own (http/rate-limit.test.ts; docs/operations.md#rate-limits).
+ * Tests that spawn the built server spread them into its environment.
+ */
+export const UNTHROTTLED_ENV = {
+  RATE_LIMIT_REQUESTS_PER_SECOND: '1000000',
+  RATE_LIMIT_ADDRESS_REQUESTS_PER_SECOND: '1000000',
+  RATE_LIMIT_ORDERS_PER_SECOND: '1000000',
+  RATE_LIMIT_NEWS_REFRESH_PER_MINUTE: '1000000',
+} as const;
+
 /** Config for a test server: an isolated database, a fixed secret, logging off, no demo seed unless asked. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}, overrides: Partial<Config> = {}): Config {
   return loadConfig(
@@ -72,6 +84,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}, ov
       // Test files (and the SQLite and PostgreSQL runs) share one Redis: keep their events apart.
       REDIS_CHANNEL_PREFIX: redisPrefix,
       WEB_DIST: path.join(dataDir, 'no-web'),
+      ...UNTHROTTLED_ENV,
       ...(testDbKind === 'postgres' ? { DATABASE_URL: pgUrl() } : {}),
       ...env,
     },

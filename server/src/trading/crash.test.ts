@@ -10,7 +10,7 @@ import { openDatabase } from '../db/database.js';
 import { writeTransaction } from '../db/transaction.js';
 import { migrateToLatest } from '../migrations.js';
 import { insertTrader } from '../test/factories.js';
-import { freshDatabase, testConfig, testDbKind } from '../test/helpers.js';
+import { freshDatabase, testConfig, testDbKind, UNTHROTTLED_ENV } from '../test/helpers.js';
 import { auditAccount } from './audit.js';
 
 /**
@@ -73,6 +73,8 @@ describe('crash safety: SIGKILL while taking orders', () => {
       CHART_HISTORY_DAYS: '0',
       PRICE_SOURCE: 'simulator',
       PRICE_SEED: '4242',
+      // Orders as fast as the server takes them: not throttled.
+      ...UNTHROTTLED_ENV,
       ...(testDbKind === 'postgres'
         ? { DATABASE_URL: `${process.env.TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` }
         : {}),

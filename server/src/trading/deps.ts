@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { PairCatalog } from '../market/index.js';
+import type { Metrics } from '../metrics/index.js';
 import type { Bus } from '../realtime/bus.js';
 import type { InFlightKeys } from './idempotency.js';
 import type { Pricing } from './math.js';
@@ -17,6 +18,8 @@ export interface TradingDeps {
   clock: Clock;
   bus: Bus;
   log: FastifyBaseLogger;
+  /** The order counters (docs/operations.md#metrics). */
+  metrics: Metrics;
   /** Current prices and USD rates from the market's catalogue and price book. */
   pricing: Pricing;
   pairs: PairCatalog;

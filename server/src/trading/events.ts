@@ -25,11 +25,12 @@ export interface BalanceAdjustedPayload {
  * every node's live book and trading sockets follow.
  */
 export function publishExecution(
-  deps: Pick<TradingDeps, 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'bus' | 'log' | 'metrics'>,
   userId: number,
   accountId: number,
   payload: ExecutionEvent,
 ): void {
+  recordOrderEvent(deps, userId, accountId, payload.order.status === 'REJECTED' ? 'rejected' : 'filled', payload.order);
   try {
     deps.bus.publish('execution', { userId, accountId, payload });
   } catch (err) {
@@ -43,7 +44,7 @@ export function publishExecution(
  * what it changed for the trigger engine (a pending order gone, a position's protection).
  */
 export function publishExecutionEffects(
-  deps: Pick<TradingDeps, 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'bus' | 'log' | 'metrics'>,
   userId: number,
   accountId: number,
   execution: Execution,
@@ -54,7 +55,12 @@ export function publishExecutionEffects(
 }
 
 /** Announces a negative balance adjustment (bus topic 'message', `BALANCE_ADJUSTED_TOPIC`). */
-export function publishBalanceAdjusted(deps: Pick<TradingDeps, 'bus'>, payload: BalanceAdjustedPayload): void {
+export function publishBalanceAdjusted(deps: Pick<TradingDeps, 'bus' | 'log'>, payload: BalanceAdjustedPayload): void {
+  // The account's reset to zero after a stop-out (docs/operations.md#logs).
+  deps.log.info(
+    { userId: payload.userId, accountId: payload.accountId, amountMinor: payload.amount_minor },
+    'negative balance reset to zero',
+  );
   deps.bus.publish('message', { topic: BALANCE_ADJUSTED_TOPIC, payload });
 }
 
@@ -98,7 +104,8 @@ function publishMessage(deps: Pick<TradingDeps, 'bus' | 'log'>, topic: string, p
   }
 }
 
-export function publishOrderUpdate(deps: Pick<TradingDeps, 'bus' | 'log'>, payload: OrderUpdatePayload): void {
+export function publishOrderUpdate(deps: Pick<TradingDeps, 'bus' | 'log' | 'metrics'>, payload: OrderUpdatePayload): void {
+  recordOrderEvent(deps, payload.userId, payload.accountId, updateOutcome(payload.order), payload.order);
   publishMessage(deps, ORDER_UPDATE_TOPIC, payload);
 }
 
@@ -109,4 +116,60 @@ export function publishPositionProtection(deps: Pick<TradingDeps, 'bus' | 'log'>
 /** Tells every node's trigger engine what changed (`ENGINE_TOPIC`, one message per change), after commit. */
 export function publishEngineChanges(deps: Pick<TradingDeps, 'bus' | 'log'>, changes: readonly EngineChange[]): void {
   for (const change of changes) publishMessage(deps, ENGINE_TOPIC, change);
+}
+
+/** What an `order_update` tells of its order (placed, modified, triggered, cancelled, expired, rejected). */
+function updateOutcome(order: OrderDto): string {
+  switch (order.status) {
+    case 'PENDING':
+      if (order.updated_at === order.created_at) return 'placed';
+      return order.triggered_at === order.updated_at ? 'triggered' : 'modified';
+    case 'PARTIALLY_FILLED':
+    case 'FILLED':
+      return 'filled';
+    default:
+      return order.status.toLowerCase();
+  }
+}
+
+/**
+ * One log line and one count per order event (docs/operations.md#logs and #metrics), on the
+ * node that made it (never on the nodes that hear it from the bus), after commit.
+ */
+function recordOrderEvent(
+  deps: Pick<TradingDeps, 'log' | 'metrics'>,
+  userId: number,
+  accountId: number,
+  outcome: string,
+  order: OrderDto,
+): void {
+  // A rejection counts by its code; anything else by why the order exists (client, stop_out, take_profit…).
+  deps.metrics.order(order.order_type, outcome, outcome === 'rejected' ? rejectionCode(order.rejection_reason) : order.reason);
+  deps.log.info(
+    {
+      userId,
+      accountId,
+      orderId: order.id,
+      symbol: order.fx_pair_symbol,
+      side: order.side,
+      type: order.order_type,
+      quantity: order.quantity,
+      price: order.average_fill_price ?? order.price,
+      reason: order.reason,
+      ...(order.rejection_reason ? { rejection: order.rejection_reason } : {}),
+      ...(order.position_id === null ? {} : { positionId: order.position_id }),
+    },
+    `order ${outcome}`,
+  );
+}
+
+/**
+ * The rejection's catalogue code, from the stored text (execution.ts's REJECTION): the text
+ * carries amounts, so it cannot be a metric label itself.
+ */
+function rejectionCode(text: string | null): string {
+  if (text?.startsWith('Insufficient')) return 'INSUFFICIENT_MARGIN';
+  if (text?.startsWith('No price')) return 'NO_PRICE';
+  if (text?.startsWith('Trading account is not active')) return 'ACCOUNT_NOT_ACTIVE';
+  return 'OTHER';
 }

@@ -16,6 +16,7 @@ import {
   valueAccount,
 } from './math.js';
 import { INITIAL_ORDER_STATUS, transition } from './order-status.js';
+import { recordFill } from './performance/record.js';
 import type { OrderRow, PositionProtection, PositionRow } from './repo.js';
 import * as repo from './repo.js';
 import {
@@ -360,6 +361,19 @@ export async function execute(
           reference: `trade:${tradeId}`,
           now,
         });
+  // docs/performance.md: the statistics, the journal and the equity curve move with the fill.
+  const positionsAfter = req.positions.filter((p) => Number(p.id) !== position.id).map(repo.positionStateFromRow);
+  positionsAfter.push(position);
+  await recordFill(trx, {
+    account: { id: Number(account.id), created_at: Number(account.created_at), balance_minor: balanceMinor },
+    tradeId,
+    symbol: pair.symbol,
+    kind: fill.kind,
+    realizedMinor,
+    executedAt: now,
+    balanceMinor: balanceAfter,
+    equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing).equity,
+  });
   return {
     kind: 'filled',
     order,

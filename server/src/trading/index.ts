@@ -4,6 +4,7 @@ import type { AppContext } from '../core/context.js';
 import type { MarketModule } from '../market/index.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
+import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
@@ -17,6 +18,8 @@ export interface TradingModule {
   live: LiveTrading;
   /** Pending orders, protection, trailing stops and expiry (docs/order-engine.md). */
   engine: OrderEngine;
+  /** Statistics, equity curve and journal (docs/performance.md). */
+  performance: PerformanceModule;
 }
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -32,6 +35,10 @@ export async function createTradingModule(
   const service = createTradingService(ctx, deps.market);
   const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
   const engine = createOrderEngine(ctx, { market: deps.market, executor: service.triggers });
+  const performance = createPerformanceModule(
+    { db: ctx.db, clock: ctx.clock, pricing: service.pricing, log: ctx.log },
+    { auth: deps.auth, isLeader: () => deps.market.isLeader() },
+  );
   let purgeTimer: NodeJS.Timeout | undefined;
 
   const purge = async () => {
@@ -46,7 +53,11 @@ export async function createTradingModule(
     service,
     live,
     engine,
-    registerRoutes: (api) => registerTradingRoutes(api, { auth: deps.auth, service, market: deps.market }),
+    performance,
+    registerRoutes: async (api) => {
+      await registerTradingRoutes(api, { auth: deps.auth, service, market: deps.market });
+      await performance.registerRoutes(api);
+    },
     registerSockets: (app) => live.registerSockets(app),
     start: async () => {
       await live.start();
@@ -55,9 +66,11 @@ export async function createTradingModule(
       await purge();
       purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS);
       purgeTimer.unref();
+      performance.start();
     },
     stop: async () => {
       if (purgeTimer) clearInterval(purgeTimer);
+      await performance.stop();
       // First, while this node still leads: running triggers finish and trailing stops are written.
       await engine.stop();
       await live.stop();

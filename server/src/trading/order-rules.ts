@@ -15,6 +15,8 @@ const DAY_MS = 86_400_000;
 export function exactPrice(pair: Pair, field: string, value: number): Dec {
   if (!Number.isFinite(value) || value <= 0) throw fieldError(field, 'must be greater than 0');
   const price = Dec.from(value);
+  // A number too small for the exact type (1e-300) converts to 0: it is no price at all.
+  if (price.sign() <= 0) throw fieldError(field, 'must be greater than 0');
   if (!price.round(pair.digits, 'down').eq(price)) throw fieldError(field, `must have at most ${pair.digits} decimals`);
   return price;
 }

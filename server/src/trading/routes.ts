@@ -29,7 +29,7 @@ const userOf = (request: FastifyRequest) => ({
 const symbolParams = z.object({ symbol: z.string().min(1).max(200) });
 
 /** An id in a path: anything but a positive integer cannot be one of the trader's, so it is 404 too. */
-function pathId(raw: string | undefined, notFound: () => Error): number {
+export function pathId(raw: string | undefined, notFound: () => Error): number {
   if (!raw || !/^\d{1,15}$/.test(raw)) throw notFound();
   const id = Number(raw);
   if (id <= 0) throw notFound();
@@ -37,7 +37,7 @@ function pathId(raw: string | undefined, notFound: () => Error): number {
 }
 
 /** `next` / `previous`: the same path and query with another page (relative URLs). */
-function pageLink(request: FastifyRequest, page: number): string {
+export function pageLink(request: FastifyRequest, page: number): string {
   const [path, query = ''] = request.url.split('?', 2);
   const params = new URLSearchParams(query);
   params.set('page', String(page));

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { writeTransaction } from '../db/transaction.js';
+import { transactionObserver, writeTransaction } from '../db/transaction.js';
 
 /** Runs a unit of work in a write transaction; see `createWriteBatcher`. */
 export interface WriteBatcher {
@@ -34,6 +34,8 @@ interface Job {
 export function createWriteBatcher(db: Db, options: { maxBatch?: number } = {}): WriteBatcher {
   if (db.kind !== 'sqlite') return { run: (work) => writeTransaction(db, work) };
   const maxBatch = options.maxBatch ?? 100;
+  // One batch is one transaction in the metrics (docs/operations.md#metrics).
+  const observe = transactionObserver(db);
   const queue: Job[] = [];
   let scheduled = false;
 
@@ -81,18 +83,21 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number } = {}):
 
   async function flush(): Promise<void> {
     const batch = queue.splice(0, maxBatch);
+    const started = performance.now();
     try {
       const outcomes = await commitBatch(batch).finally(() => {
         scheduled = false;
         if (queue.length > 0) schedule();
       });
       await db.durable();
+      observe?.('commit', (performance.now() - started) / 1000);
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
         else job.reject(outcome.error);
       });
     } catch (err) {
+      observe?.('rollback', (performance.now() - started) / 1000);
       for (const job of batch) job.reject(err);
     }
   }

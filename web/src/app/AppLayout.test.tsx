@@ -65,7 +65,7 @@ describe('layout and routes (docs/screens.md#routes)', () => {
       within(nav)
         .getAllByRole('link')
         .map((l) => l.textContent),
-    ).toEqual(['Dashboard', 'Orders', 'News']);
+    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance']);
     expect(current().map((l) => l.textContent)).toEqual(['Orders']);
     await user.click(within(nav).getByRole('link', { name: 'News' }));
     expect(window.location.pathname).toBe('/news');

@@ -10,6 +10,7 @@ const NAV_LINKS = [
   { to: '/', label: 'Dashboard', end: true },
   { to: '/orders', label: 'Orders', end: false },
   { to: '/news', label: 'News', end: false },
+  { to: '/performance', label: 'Performance', end: false },
 ] as const;
 
 /** The frame of every signed-in screen: header with navigation, status and the trader; then the page. */

@@ -7,6 +7,7 @@ import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { NewsPage } from '../features/news/NewsPage';
 import { OrdersPage } from '../features/orders/OrdersPage';
 import { PairPage } from '../features/pair/PairPage';
+import { PerformancePage } from '../features/performance/PerformancePage';
 import { LiveTradingProvider } from '../features/trading';
 import { NoticeProvider } from '../notices/NoticeProvider';
 import { AppLayout } from './AppLayout';
@@ -74,6 +75,7 @@ export function AppRoutes() {
         <Route path="pair/:symbol" element={<PairPage />} />
         <Route path="orders" element={<OrdersPage />} />
         <Route path="news" element={<NewsPage />} />
+        <Route path="performance" element={<PerformancePage />} />
         <Route path="*" element={<Navigate to="/" replace />} />
       </Route>
     </Routes>

@@ -14,7 +14,7 @@ import { ownPendingOrder } from './own-pending-order.js';
  * 404 when it is not the trader's, 409 unless PENDING.
  */
 export async function cancelOrder(
-  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   orderId: OrderId,
 ): Promise<OrderResponse> {

@@ -27,7 +27,7 @@ export interface ClosePositionOptions {
  * have, 422 when no price (stored REJECTED).
  */
 export async function closePosition(
-  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   positionId: PositionId,
   options: ClosePositionOptions,

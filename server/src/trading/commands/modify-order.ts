@@ -31,7 +31,7 @@ const fromE10 = (e10: number | null) => (e10 === null ? null : priceFromE10(Numb
  * new price against.
  */
 export async function modifyOrder(
-  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   orderId: OrderId,
   input: ModifyOrderInput,

@@ -52,7 +52,7 @@ export function validateOrder(pairs: PairCatalog, input: PlaceOrderInput) {
  * the error carries `{data:{order}}`) or key reused with another body.
  */
 export async function placeMarketOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   input: PlaceOrderInput,
   idempotencyKey?: string,

@@ -32,7 +32,7 @@ export type PlacePendingOrderResult = OrderResponse;
  * order is stored REJECTED) or a key reused with another body.
  */
 export async function placePendingOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   input: PlacePendingOrderInput,
   idempotencyKey?: string,

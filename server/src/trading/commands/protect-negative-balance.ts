@@ -10,7 +10,7 @@ import type { AccountId } from '../types.js';
  * `BALANCE_ADJUSTED_TOPIC`). Returns the adjustment in cents (0 if none).
  */
 export async function protectNegativeBalance(
-  deps: Pick<TradingDeps, 'writes' | 'clock' | 'bus'>,
+  deps: Pick<TradingDeps, 'writes' | 'clock' | 'bus' | 'log'>,
   accountId: AccountId,
 ): Promise<number> {
   const result = await deps.writes.run(async (trx) => {

@@ -20,7 +20,7 @@ import { executionEvent, filledAnswer, orderDto, protectionState, restingOrderSt
 import type { OrderRow, PositionRow } from '../repo.js';
 import * as repo from '../repo.js';
 
-type Deps = Pick<TradingDeps, 'db' | 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>;
+type Deps = Pick<TradingDeps, 'db' | 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>;
 type Q = Kysely<Database>;
 
 /**

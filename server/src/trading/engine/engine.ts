@@ -65,6 +65,7 @@ export class OrderEngine {
       bus.subscribe('message', ({ topic, payload }) => {
         if (topic === ENGINE_TOPIC) this.onChange(payload as EngineChange);
       }),
+      bus.subscribe('resync', () => this.resync()),
       market.prices.onTick((quote) => this.onTick(quote)),
     );
     const every = (ms: number, fn: () => void) => {
@@ -120,6 +121,20 @@ export class OrderEngine {
       });
     this.writingTrailing = write;
     return write;
+  }
+
+  /**
+   * docs/operations.md#redis-outages-and-leadership: after a bus outage the changes it hid are
+   * lost, so a leader reloads every armed order and protection from the database, once the
+   * executions already running have settled.
+   */
+  resync(): void {
+    if (this.stopped || this.mode === 'follower') return;
+    void this.idle()
+      .then(() => {
+        if (!this.stopped && this.mode !== 'follower') this.load();
+      })
+      .catch((err: unknown) => this.deps.log.error({ err }, 'order engine: reloading after a bus outage failed'));
   }
 
   // ------------------------------------------------------------------ leadership

@@ -13,7 +13,7 @@ import { type Db, openDatabase } from '../../db/database.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { migrateToLatest } from '../../migrations.js';
 import { insertTrader } from '../../test/factories.js';
-import { freshDatabase, testConfig, testDbKind } from '../../test/helpers.js';
+import { freshDatabase, testConfig, testDbKind, UNTHROTTLED_ENV } from '../../test/helpers.js';
 import { auditAccount } from '../audit.js';
 
 /**
@@ -176,6 +176,8 @@ describe('crash safety of the trigger engine: SIGKILL while triggers execute', (
       CHART_HISTORY_DAYS: '0',
       PRICE_SOURCE: 'external',
       EXTERNAL_FEED_URL: feed.url,
+      // Orders as fast as the server takes them: not throttled.
+      ...UNTHROTTLED_ENV,
       ...(testDbKind === 'postgres'
         ? { DATABASE_URL: `${process.env.TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` }
         : {}),

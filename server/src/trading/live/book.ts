@@ -120,6 +120,26 @@ export class LiveBook {
     return account;
   }
 
+  /**
+   * Replaces an account's balance, leverage and open positions with what the database holds,
+   * dropping positions it no longer has open (a resync after a bus outage,
+   * docs/operations.md#redis-outages-and-leadership). Notifies listeners.
+   */
+  replaceAccount(entry: OpenBookAccount): LiveAccount {
+    const account = this.ensureAccount(Number(entry.accountId), entry.userId, entry.balanceMinor, entry.leverage);
+    account.balanceMinor = entry.balanceMinor;
+    account.leverage = entry.leverage;
+    for (const position of [...account.positions.values()]) this.detach(position);
+    for (const state of entry.positions) this.upsertPosition(account, state);
+    this.onAccountChanged(account);
+    return account;
+  }
+
+  /** Every account this node holds state for. */
+  accountIds(): number[] {
+    return [...this.accounts.keys()];
+  }
+
   /** The account, created empty (no positions) if this node has not seen it yet. */
   ensureAccount(accountId: number, userId: number, balanceMinor: number, leverage: number): LiveAccount {
     let account = this.accounts.get(accountId);

@@ -1,6 +1,6 @@
 import type { PositionDto } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
-import { findAccountByUser } from '../../accounts/index.js';
+import { accountsByIds, findAccountByUser } from '../../accounts/index.js';
 import type { AuthModule } from '../../auth/index.js';
 import type { AppContext } from '../../core/context.js';
 import { errors } from '../../errors.js';
@@ -16,7 +16,7 @@ import {
 } from '../events.js';
 import { positionDto } from '../presenter.js';
 import type { TradingService } from '../service.js';
-import type { ExecutionEvent } from '../types.js';
+import { type ExecutionEvent, accountId as toAccountId } from '../types.js';
 import { type Figures, type LiveAccount, LiveBook, type LivePosition } from './book.js';
 import type { TradingConnection } from './connection.js';
 import { encodeMessage } from './messages.js';
@@ -65,6 +65,13 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
   let streams: PnlStreams | undefined;
   let prices: PriceFanout | undefined;
   const unsubscribers: Array<() => void> = [];
+  /** Bus events that arrive while the book loads (start, resync), applied after it in arrival order. */
+  let pending: Array<() => void> | null = null;
+  const inOrder = (apply: () => void) => (pending ? pending.push(apply) : apply());
+  let started = false;
+  let resyncing: Promise<void> | undefined;
+  let resyncAgain = false;
+  let resyncRetry: NodeJS.Timeout | undefined;
 
   const sockets: TradingSocketServer = new TradingSocketServer({
     auth: deps.auth,
@@ -103,6 +110,71 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     streams.subscribe(conn, account.accountId);
     const inCall = risk.inMarginCall(account);
     if (inCall) conn.sendRaw(marginCallFrame(inCall));
+  }
+
+  /**
+   * docs/operations.md#redis-outages-and-leadership: after a bus outage (this node's or another's)
+   * the events it hid are lost, so the book reloads balances, leverage and open positions (with
+   * their protection) from the database, and each connected trader gets their positions again.
+   * Resyncs that arrive while one runs are folded into one more.
+   */
+  function resync(): void {
+    if (!started) return; // still starting: start() loads from the database anyway
+    if (resyncing) {
+      resyncAgain = true;
+      return;
+    }
+    resyncing = reloadBook()
+      .catch((err: unknown) => {
+        ctx.log.error({ err }, 'reloading the open book after a bus outage failed; retrying');
+        resyncRetry = setTimeout(resync, 5_000);
+        resyncRetry.unref();
+      })
+      .finally(() => {
+        resyncing = undefined;
+        if (resyncAgain && started) {
+          resyncAgain = false;
+          resync();
+        }
+      });
+  }
+
+  async function reloadBook(): Promise<void> {
+    const live = book;
+    if (!live) return;
+    const buffered: Array<() => void> = [];
+    pending = buffered;
+    const reloaded: LiveAccount[] = [];
+    try {
+      const entries = await service.loadOpenBook();
+      const withPositions = new Set(entries.map((e) => Number(e.accountId)));
+      // Accounts this node holds whose positions are all closed now: their balance moved too.
+      const others = live.accountIds().filter((id) => !withPositions.has(id));
+      const rows = others.length > 0 ? await accountsByIds(ctx.db.kysely, others) : [];
+      for (const entry of entries) reloaded.push(live.replaceAccount(entry));
+      for (const row of rows) {
+        reloaded.push(
+          live.replaceAccount({
+            accountId: toAccountId(row.id),
+            userId: Number(row.user_id),
+            balanceMinor: Number(row.balance_minor),
+            leverage: Number(row.leverage),
+            status: row.status,
+            positions: [],
+          }),
+        );
+      }
+    } finally {
+      pending = null;
+      for (const apply of buffered) apply();
+    }
+    for (const account of reloaded) {
+      const conns = sockets.forUser(account.userId);
+      if (!conns || conns.size === 0) continue;
+      const frame = encodeMessage('positions_update', { data: openPositionDtos(account) });
+      for (const conn of conns) conn.sendRaw(frame);
+    }
+    ctx.log.info({ accounts: reloaded.length }, 'open book reloaded after a bus outage');
   }
 
   function onAccountChanged(account: LiveAccount): void {
@@ -199,8 +271,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
 
       // Follow executions before loading the book, so none committed meanwhile is missed;
       // they are applied, in order, once the book is loaded.
-      let pending: Array<() => void> | null = [];
-      const inOrder = (apply: () => void) => (pending ? pending.push(apply) : apply());
+      pending = [];
       unsubscribers.push(
         ctx.bus.subscribe('execution', (event) => inOrder(() => onExecution(event))),
         ctx.bus.subscribe('message', ({ topic, payload }) => {
@@ -213,6 +284,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
         }),
         ctx.bus.subscribe('session_revoked', ({ sessionId }) => sockets.closeSession(sessionId)),
         ctx.bus.subscribe('user_disabled', ({ userId }) => sockets.closeUser(userId)),
+        ctx.bus.subscribe('resync', () => resync()),
         market.prices.onTick((quote) => {
           live.onTick(quote);
           prices?.onTick(quote);
@@ -224,12 +296,16 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       pending = null;
       for (const apply of buffered) apply();
       sockets.start();
+      started = true;
       // Accounts already at risk when the server starts are handled now, not at their next tick.
       for (const account of live.accountsWithPositions()) risk.evaluate(account);
     },
 
     async stop() {
+      started = false;
+      clearTimeout(resyncRetry);
       for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
+      await resyncing;
       sockets.stop();
       streams?.stop();
       prices?.stop();

@@ -13,6 +13,7 @@ import {
   MarginCallBanner,
   MarketOrderForm,
   OrdersTable,
+  PendingOrdersPanel,
   PositionsTable,
   TradingNotAvailable,
   useClosePosition,
@@ -87,11 +88,13 @@ export function DashboardPage() {
                   positions={data.open_positions.filter(isListedPosition)}
                   digits={digits}
                   linkPairs
-                  onClose={(position) => void close(position)}
+                  onClose={(position, lots) => void close(position, lots)}
                   closingId={closingId}
+                  prices={prices}
                   caption="Open positions"
                 />
               </Card>
+              <PendingOrdersPanel orders={data.pending_orders} pairs={data.fx_pairs} />
               <Card
                 title="Recent Orders"
                 flush

@@ -1,5 +1,6 @@
 import type { Candle } from '@pipdesk/contract';
 import {
+  type AutoscaleInfo,
   CandlestickSeries,
   ColorType,
   CrosshairMode,
@@ -7,13 +8,16 @@ import {
   type DeepPartial,
   HistogramSeries,
   type IChartApi,
+  type IPriceLine,
   type ISeriesApi,
+  type LineStyle,
   type PriceFormatBuiltIn,
   type TimeChartOptions,
   type UTCTimestamp,
 } from 'lightweight-charts';
-import { useEffect, useRef } from 'react';
+import { type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
 import { toChartBar } from './candles';
+import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
 
 interface ChartColors {
   background: string;
@@ -22,6 +26,9 @@ interface ChartColors {
   border: string;
   up: string;
   down: string;
+  /** The entry line (strong text) and pending orders' lines (accent). */
+  strong: string;
+  accent: string;
 }
 
 /** The chart's colours from the design tokens of the theme in force (tokens.css); fallbacks are the dark theme's. */
@@ -35,6 +42,8 @@ function themeColors(): ChartColors {
     border: token('--border-strong', '#34445b'),
     up: token('--profit', '#35c47c'),
     down: token('--loss', '#ff6b6b'),
+    strong: token('--text', '#e6edf5'),
+    accent: token('--accent', '#4c8dff'),
   };
 }
 
@@ -116,6 +125,61 @@ function liveTail(shown: readonly Candle[], next: readonly Candle[]): Candle[] |
   return next.slice(shown.length - 1);
 }
 
+/** A line's colour: stop loss in the falling colour, take profit in the rising one, orders in the accent. */
+function lineColor(tone: LineTone, colors: ChartColors): string {
+  switch (tone) {
+    case 'stop_loss':
+      return colors.down;
+    case 'take_profit':
+      return colors.up;
+    case 'order':
+      return colors.accent;
+    default:
+      return colors.strong;
+  }
+}
+
+// lightweight-charts' LineStyle values (Solid 0, Dashed 2), written out: only its types are imported
+// beside the chart itself, so tests can stand in for the library at its module boundary.
+const SOLID = 0 as LineStyle;
+const DASHED = 2 as LineStyle;
+
+/** A pointer must travel this far before a press on a line becomes a drag (a shorter one is a click). */
+const DRAG_THRESHOLD_PX = 3;
+
+/**
+ * Draws `lines` as the series' price lines, each labelled on the price axis, reusing the ones
+ * already drawn (by id) and removing the rest. `dragging` is shown at its dragged price.
+ */
+function syncPriceLines(
+  series: ISeriesApi<'Candlestick'>,
+  drawnLines: Map<string, IPriceLine>,
+  lines: readonly ChartLine[],
+  colors: ChartColors,
+  dragging: { id: string; price: number } | null,
+): void {
+  const seen = new Set<string>();
+  for (const line of lines) {
+    seen.add(line.id);
+    const options = {
+      price: dragging?.id === line.id ? dragging.price : line.price,
+      title: line.label,
+      color: lineColor(line.tone, colors),
+      lineWidth: 1 as const,
+      lineStyle: line.tone === 'entry' ? SOLID : DASHED,
+      axisLabelVisible: true,
+    };
+    const drawn = drawnLines.get(line.id);
+    if (drawn) drawn.applyOptions(options);
+    else drawnLines.set(line.id, series.createPriceLine(options));
+  }
+  for (const [id, drawn] of drawnLines) {
+    if (seen.has(id)) continue;
+    series.removePriceLine(drawn);
+    drawnLines.delete(id);
+  }
+}
+
 export interface CandlestickChartProps {
   /** Oldest first; times in epoch ms. */
   candles: readonly Candle[];
@@ -123,6 +187,12 @@ export interface CandlestickChartProps {
   digits: number;
   /** What the candles show (pair and range): a new view is fitted to the width; the same view keeps the trader's zoom. */
   view: string;
+  /** Horizontal lines (entry, protection, pending orders) at the prices to show (docs/screens.md#chart-lines). */
+  lines?: readonly ChartLine[];
+  /** A movable line was dragged and let go at `price` (the pair's digits). */
+  onLineDrop?: (line: ChartLine, price: number) => void;
+  /** A movable line's handle was pressed and let go without moving. */
+  onLineOpen?: (line: ChartLine) => void;
 }
 
 interface Drawn {
@@ -130,7 +200,19 @@ interface Drawn {
   series: ISeriesApi<'Candlestick'>;
   volume: ISeriesApi<'Histogram'>;
   volumeColors: { up: string; down: string };
+  colors: ChartColors;
+  priceLines: Map<string, IPriceLine>;
 }
+
+interface Drag {
+  line: ChartLine;
+  id: string;
+  startY: number;
+  price: number;
+  moved: boolean;
+}
+
+const NO_LINES: readonly ChartLine[] = [];
 
 /**
  * A candlestick chart drawn by lightweight-charts on a canvas that follows its container's
@@ -141,13 +223,34 @@ interface Drawn {
  * The last price is a line across the chart but has no label on the price axis: there the
  * label sat on top of the axis's own price labels and hid them (the price card and the
  * chart's legend give the figure).
+ *
+ * `lines` are drawn as labelled price lines (docs/screens.md#chart-lines). A movable one gets a
+ * handle over the chart that the pointer can drag: the line follows the pointer at the pair's
+ * digits and, let go, is reported with `onLineDrop`; the owner confirms and moves it for good.
  */
-export function CandlestickChart({ candles, digits, view }: CandlestickChartProps) {
+export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLineDrop, onLineOpen }: CandlestickChartProps) {
   const containerRef = useRef<HTMLDivElement>(null);
   const drawnRef = useRef<Drawn | null>(null);
   const shownRef = useRef<{ candles: readonly Candle[]; view: string } | null>(null);
   const digitsRef = useRef(digits);
   digitsRef.current = digits;
+  const linesRef = useRef(lines);
+  linesRef.current = lines;
+  const dragRef = useRef<Drag | null>(null);
+  const handlesRef = useRef(new Map<string, HTMLElement>());
+  const callbacksRef = useRef({ onLineDrop, onLineOpen });
+  callbacksRef.current = { onLineDrop, onLineOpen };
+  const movable = lines.filter((l) => l.target !== null);
+  const interactive = movable.length > 0;
+
+  const drawLines = () => {
+    const drawn = drawnRef.current;
+    if (!drawn) return;
+    const drag = dragRef.current;
+    syncPriceLines(drawn.series, drawn.priceLines, linesRef.current, drawn.colors, drag && { id: drag.id, price: drag.price });
+  };
+  const drawLinesRef = useRef(drawLines);
+  drawLinesRef.current = drawLines;
 
   useEffect(() => {
     const container = containerRef.current;
@@ -160,6 +263,7 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
       priceFormat: priceFormat(digitsRef.current),
       lastValueVisible: false,
       priceLineVisible: true,
+      autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) => withPositionLines(candlesRange(), linesRef.current),
     });
     const volume = chart.addSeries(HistogramSeries, {
       priceScaleId: VOLUME_SCALE,
@@ -168,14 +272,17 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
       priceLineVisible: false,
     });
     chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
-    const drawn: Drawn = { chart, series, volume, volumeColors: volumeColors(colors) };
+    const drawn: Drawn = { chart, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
     drawnRef.current = drawn;
+    drawLinesRef.current();
     // The theme switch sets data-theme on <html> after React renders: follow the attribute itself.
     const themeWatch = new MutationObserver(() => {
       const next = themeColors();
       chart.applyOptions(chartOptions(next));
       series.applyOptions(candleColors(next));
       drawn.volumeColors = volumeColors(next);
+      drawn.colors = next;
+      drawLinesRef.current();
       const shown = shownRef.current?.candles ?? [];
       volume.setData(shown.map((c) => volumeBar(c, drawn.volumeColors)));
     });
@@ -191,6 +298,73 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
   useEffect(() => {
     drawnRef.current?.series.applyOptions({ priceFormat: priceFormat(digits) });
   }, [digits]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: drawLines reads the lines through its ref; a new list is the cue
+  useEffect(() => {
+    drawLines();
+  }, [lines]);
+
+  // The handles follow their lines every frame: the price scale moves with the data, the zoom and the trader's scaling of the axis.
+  useEffect(() => {
+    if (!interactive) return;
+    let frame = 0;
+    const place = () => {
+      const drawn = drawnRef.current;
+      const box = containerRef.current;
+      if (drawn && box) {
+        const height = box.clientHeight;
+        const axis = drawn.chart.priceScale('right').width();
+        for (const line of linesRef.current) {
+          const handle = handlesRef.current.get(line.id);
+          if (!handle) continue;
+          const drag = dragRef.current;
+          const y = drawn.series.priceToCoordinate(drag?.id === line.id ? drag.price : line.price);
+          const visible = y !== null && y >= 0 && y <= height;
+          handle.style.visibility = visible ? 'visible' : 'hidden';
+          if (visible) handle.style.transform = `translateY(${y}px)`;
+          handle.style.right = `${axis}px`;
+        }
+      }
+      frame = requestAnimationFrame(place);
+    };
+    frame = requestAnimationFrame(place);
+    return () => cancelAnimationFrame(frame);
+  }, [interactive]);
+
+  /** A press on a line's handle: a drag proposes the price let go at; a press without moving opens the line. */
+  const startDrag = (line: ChartLine) => (e: ReactPointerEvent<HTMLDivElement>) => {
+    const drawn = drawnRef.current;
+    const box = containerRef.current;
+    if (e.button !== 0 || !drawn || !box || dragRef.current) return;
+    e.preventDefault();
+    const top = box.getBoundingClientRect().top;
+    dragRef.current = { line, id: line.id, startY: e.clientY, price: line.price, moved: false };
+    const move = (ev: PointerEvent) => {
+      const drag = dragRef.current;
+      if (!drag || (!drag.moved && Math.abs(ev.clientY - drag.startY) < DRAG_THRESHOLD_PX)) return;
+      drag.moved = true;
+      const price = snapPrice(drawn.series.coordinateToPrice(ev.clientY - top), digitsRef.current);
+      if (price === null) return;
+      drag.price = price;
+      drawn.priceLines.get(drag.id)?.applyOptions({ price });
+    };
+    const end = (ev: PointerEvent) => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', end);
+      window.removeEventListener('pointercancel', end);
+      const drag = dragRef.current;
+      dragRef.current = null;
+      if (!drag) return;
+      if (ev.type === 'pointerup' && drag.moved && drag.price !== drag.line.price)
+        callbacksRef.current.onLineDrop?.(drag.line, drag.price);
+      else if (ev.type === 'pointerup' && !drag.moved) callbacksRef.current.onLineOpen?.(drag.line);
+      // Back to the prices the owner gives (it has proposed the dropped price by now, or not).
+      requestAnimationFrame(() => drawLinesRef.current());
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', end);
+    window.addEventListener('pointercancel', end);
+  };
 
   useEffect(() => {
     const drawn = drawnRef.current;
@@ -210,5 +384,28 @@ export function CandlestickChart({ candles, digits, view }: CandlestickChartProp
     shownRef.current = { candles, view };
   }, [candles, view]);
 
-  return <div ref={containerRef} className="candlestick-chart" />;
+  return (
+    <div className="candlestick-chart">
+      <div ref={containerRef} className="candlestick-chart__canvas" />
+      {interactive && (
+        // Pointer handles only: the keyboard moves the same lines from the list under the chart (ChartLinesList).
+        <div className="chart-line-handles" aria-hidden="true">
+          {movable.map((line) => (
+            <div
+              key={line.id}
+              ref={(el) => {
+                if (el) handlesRef.current.set(line.id, el);
+                else handlesRef.current.delete(line.id);
+              }}
+              className={`chart-line-handle chart-line-handle--${line.tone}`}
+              data-line-id={line.id}
+              onPointerDown={startDrag(line)}
+            >
+              <span className="chart-line-handle__tag">{line.label}</span>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
 }

@@ -1,7 +1,17 @@
-import { type Candle, CHART_RANGES, type ChartRange, DEFAULT_CHART_RANGE, type FxPair, formatPrice } from '@pipdesk/contract';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import {
+  type Candle,
+  CHART_RANGES,
+  type ChartRange,
+  DEFAULT_CHART_RANGE,
+  type FxPair,
+  formatPrice,
+  type OrderDto,
+  type PositionDto,
+} from '@pipdesk/contract';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Card, Num, Spinner } from '../../components';
 import { mergeMinuteCandle } from './candles';
+import { ChartLinesList, chartLines, type LineChangeResult, LineDialog, useLineEdits } from './chart-lines';
 import type { PriceStream } from './priceStream';
 import { useChartData } from './queries';
 
@@ -63,7 +73,15 @@ export interface PriceChartProps {
   pair: FxPair;
   /** The pair's price socket (usePriceStream); the 1H chart follows its candles. */
   stream: PriceStream | null;
+  /** The trader's positions (only the pair's open one is drawn): its entry, stop loss and take profit lines. */
+  positions?: readonly PositionDto[];
+  /** The trader's pending orders in the pair: a line at each one's price (and a STOP_LIMIT's limit). */
+  pendingOrders?: readonly OrderDto[];
+  /** A moved line was saved: the answer of the PATCH (the owner reloads the trading data). */
+  onLineChanged?: (result: LineChangeResult) => void;
 }
+
+const NONE: readonly never[] = [];
 
 /**
  * The newest candle's close and tick volume, over the chart's top left corner: the figures the
@@ -85,16 +103,20 @@ function ChartLegend({ candle, digits }: { candle: Candle | undefined; digits: n
 
 /**
  * The Price Chart card (docs/screens.md#pair-page): range buttons 1H, 24H, 1W, 1M (default 1h) over a
- * candlestick chart; "No chart data available" when a range has no candles.
+ * candlestick chart; "No chart data available" when a range has no candles. The trader's position
+ * and pending orders in the pair show as labelled lines, movable by drag or from the list under
+ * the chart after a confirmation (docs/screens.md#chart-lines).
  *
  * The chart box carries what it shows for tests and tools: `data-range`, `data-candles`
  * (how many) and `data-candle-times` (their open times in epoch ms, comma-separated).
  */
-export function PriceChart({ pair, stream }: PriceChartProps) {
+export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NONE, onLineChanged }: PriceChartProps) {
   const [range, setRange] = useState<ChartRange>(DEFAULT_CHART_RANGE);
   const chart = useChartData(pair.symbol, range);
   const live = range === LIVE_CHART_RANGE;
   const candles = useLiveCandles(chart.data, stream, live, CHART_RANGES[range].count);
+  const lines = useMemo(() => chartLines(pair.symbol, positions, pendingOrders), [pair.symbol, positions, pendingOrders]);
+  const edits = useLineEdits(lines, pair.digits, onLineChanged);
 
   return (
     <Card
@@ -127,7 +149,14 @@ export function PriceChart({ pair, stream }: PriceChartProps) {
         data-candle-times={chart.data ? candles.map((c) => c.time).join(',') : undefined}
       >
         <Suspense fallback={null}>
-          <CandlestickChart candles={candles} digits={pair.digits} view={`${pair.symbol}:${range}`} />
+          <CandlestickChart
+            candles={candles}
+            digits={pair.digits}
+            view={`${pair.symbol}:${range}`}
+            lines={edits.shown}
+            onLineDrop={edits.dropped}
+            onLineOpen={edits.open}
+          />
         </Suspense>
         <ChartLegend candle={candles.at(-1)} digits={pair.digits} />
         {chart.isPending ? (
@@ -152,6 +181,23 @@ export function PriceChart({ pair, stream }: PriceChartProps) {
           <p className="price-chart__state">{NO_CHART_DATA_TEXT}</p>
         ) : null}
       </div>
+      {edits.error && (
+        <div className="price-chart__notice">
+          <Alert tone="error" title={edits.error.title} dismissible onDismiss={edits.dismissError}>
+            {edits.error.message}
+          </Alert>
+        </div>
+      )}
+      <ChartLinesList lines={edits.shown} digits={pair.digits} onMove={edits.open} />
+      {edits.edit && (
+        <LineDialog
+          edit={edits.edit}
+          digits={pair.digits}
+          onType={edits.type}
+          onConfirm={() => void edits.confirm()}
+          onCancel={edits.cancel}
+        />
+      )}
     </Card>
   );
 }

@@ -67,6 +67,8 @@ function renderOrders(path = '/orders') {
 const search = () => new URLSearchParams(screen.getByTestId('location').textContent ?? '');
 const optionsOf = (label: string) =>
   Array.from((screen.getByLabelText(label) as HTMLSelectElement).options).map((o) => o.textContent);
+/** What pending orders and protection add, after the spec's columns (which stay as they are). */
+const NEW_COLUMNS = ['Limit Price', 'SL / TP', 'Expiry'];
 const manyOrders = (n: number) => Array.from({ length: n }, (_, i) => makeOrder({ id: i + 1 }));
 
 describe('Order History (docs/screens.md#orders-page)', () => {
@@ -108,7 +110,7 @@ describe('Order History (docs/screens.md#orders-page)', () => {
       within(table)
         .getAllByRole('columnheader')
         .map((h) => h.textContent),
-    ).toEqual(['Time', 'Pair', 'Type', 'Side', 'Quantity', 'Price', 'Fill Price', 'Status']);
+    ).toEqual(['Time', 'Pair', 'Type', 'Side', 'Quantity', 'Price', 'Fill Price', 'Status', ...NEW_COLUMNS]);
     const rows = within(table).getAllByRole('row');
     expect(rows[1]).toHaveTextContent('Rejected');
     expect(rows[1]).toHaveTextContent(

@@ -2,13 +2,16 @@ import { ORDERS_PAGE_SIZE } from '@pipdesk/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Button, Card, Field, Input, Page, Select, Spinner } from '../../components';
-import { digitsLookup, ErrorBox, fetchOrders, OrdersTable, tradingKeys, usePlatformData } from '../trading';
+import { errorMessage } from '../../api';
+import { Alert, Button, Card, Field, Input, Page, Select, Spinner } from '../../components';
+import { digitsLookup, ErrorBox, fetchOrders, tradingKeys, usePlatformData } from '../trading';
 import '../trading/trading.css';
+import { EXPORT_FAILED, fetchOrdersCsv, ORDERS_EXPORT_FILE, saveBlob } from './exportCsv';
 import {
   clearedFilters,
   type FilterKey,
   hasActiveFilters,
+  type OrderFilters,
   ordersApiQuery,
   paginationText,
   readFilters,
@@ -20,6 +23,7 @@ import {
   withFilter,
   withPage,
 } from './filters';
+import { OrderHistoryTable } from './OrderHistoryTable';
 import './orders.css';
 
 /** docs/screens.md#error-texts. */
@@ -35,6 +39,7 @@ export function OrdersPage() {
   const apiQuery = ordersApiQuery(filters, page);
   const [showFilters, setShowFilters] = useState(() => hasActiveFilters(filters));
   const filtersId = useId();
+  const exportHintId = useId();
   const platform = usePlatformData();
   const digits = digitsLookup(platform.data?.fx_pairs);
 
@@ -55,21 +60,40 @@ export function OrdersPage() {
   }, [beyondEnd, params, setParams, totalPages]);
 
   const texts = paginationText(page, count);
+  const exporter = useCsvExport();
 
   return (
     <Page
       title="Order History"
       actions={
-        <Button
-          variant="secondary"
-          aria-expanded={showFilters}
-          aria-controls={filtersId}
-          onClick={() => setShowFilters((s) => !s)}
-        >
-          {showFilters ? 'Hide Filters' : 'Show Filters'}
-        </Button>
+        <>
+          <Button
+            variant="secondary"
+            aria-expanded={showFilters}
+            aria-controls={filtersId}
+            onClick={() => setShowFilters((s) => !s)}
+          >
+            {showFilters ? 'Hide Filters' : 'Show Filters'}
+          </Button>
+          <Button
+            variant="secondary"
+            busy={exporter.busy}
+            aria-describedby={exportHintId}
+            onClick={() => void exporter.run(filters)}
+          >
+            {exporter.busy ? 'Exporting...' : 'Export CSV'}
+          </Button>
+          <span id={exportHintId} className="sr-only">
+            Downloads every order that matches the filters as a CSV file
+          </span>
+        </>
       }
     >
+      {exporter.error && (
+        <Alert tone="error" dismissible onDismiss={exporter.dismiss}>
+          {exporter.error}
+        </Alert>
+      )}
       {showFilters && (
         <Card id={filtersId} aria-label="Filters" className="orders-filters">
           <div className="orders-filters__grid">
@@ -147,7 +171,7 @@ export function OrdersPage() {
             <ErrorBox message={ORDERS_LOAD_FAILED} onRetry={() => void orders.refetch()} retrying={orders.isFetching} />
           )}
           <Card flush className="trading-table" aria-label="Orders" aria-busy={orders.isFetching || undefined}>
-            <OrdersTable orders={orders.data.results} digits={digits} full empty="No orders found" caption="Orders" />
+            <OrderHistoryTable orders={orders.data.results} digits={digits} empty="No orders found" caption="Orders" />
           </Card>
           <nav className="pagination" aria-label="Pagination">
             <Button
@@ -173,6 +197,27 @@ export function OrdersPage() {
       )}
     </Page>
   );
+}
+
+/**
+ * The Export CSV control's state: the filtered history (docs/orders.md#csv-export) fetched with the
+ * trader's token and saved as a file; a failure shows the server's text.
+ */
+function useCsvExport() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (filters: OrderFilters) => {
+    setBusy(true);
+    setError(null);
+    try {
+      saveBlob(await fetchOrdersCsv(filters), ORDERS_EXPORT_FILE);
+    } catch (err) {
+      setError(errorMessage(err, EXPORT_FAILED));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, dismiss: () => setError(null) };
 }
 
 /** The Currency Pair text filter: follows the address, and writes to it once typing pauses (or on Enter). */

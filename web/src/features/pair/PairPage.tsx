@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Button, Page, Spinner } from '../../components';
@@ -11,7 +12,7 @@ import {
   usePriceStream,
 } from '../market';
 import { PairNewsPanel } from '../news';
-import { usePairPage } from '../trading';
+import { reloadTradingData, usePairPage } from '../trading';
 import { PAIR_LOAD_FAILED, PairTradingPanels } from './PairTradingPanels';
 
 /**
@@ -26,6 +27,7 @@ export function PairPage() {
   const pair = snapshot.data?.pair ?? null;
   // One price socket for the whole page; none for an unknown pair.
   const stream = usePriceStream(pair?.symbol ?? null);
+  const queryClient = useQueryClient();
 
   if (snapshot.isError && isPairNotFound(snapshot.error)) return <PairNotFound symbol={requested} />;
   if (!pair) {
@@ -56,7 +58,13 @@ export function PairPage() {
     <Page title={<PairTitle pair={pair} />} documentTitle={`${pair.symbol} ${pair.name}`} eyebrow={<BackToPlatformLink />}>
       <div className="pair-market">
         <CurrentPriceCard pair={pair} stream={stream} initialPrice={snapshot.data?.price} />
-        <PriceChart pair={pair} stream={stream} />
+        <PriceChart
+          pair={pair}
+          stream={stream}
+          positions={snapshot.data?.positions}
+          pendingOrders={snapshot.data?.pending_orders}
+          onLineChanged={() => void reloadTradingData(queryClient)}
+        />
       </div>
       <PairTradingPanels pair={pair} />
       <PairNewsPanel symbol={pair.symbol} />

@@ -8,6 +8,7 @@ import {
   LiveIndicator,
   OrdersTable,
   PairOrderForm,
+  PendingOrdersPanel,
   PositionsTable,
   TradingNotAvailable,
   useClosePosition,
@@ -67,11 +68,13 @@ export function PairTradingPanels({ pair }: { pair: FxPair }) {
           <PositionsTable
             positions={data.positions.filter(isListedPosition)}
             digits={digits}
-            onClose={(position) => void close(position)}
+            onClose={(position, lots) => void close(position, lots)}
             closingId={closingId}
+            prices={prices}
             caption={`Open positions in ${data.pair.symbol}`}
           />
         </Card>
+        <PendingOrdersPanel orders={data.pending_orders} pairs={catalogue} symbol={data.pair.symbol} />
         <Card title={`Recent Orders · ${data.pair.symbol}`} flush className="trading-table" aria-label="Recent Orders">
           <OrdersTable orders={data.recent_orders} digits={digits} caption={`Recent orders in ${data.pair.symbol}`} />
         </Card>

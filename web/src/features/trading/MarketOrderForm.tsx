@@ -6,6 +6,8 @@ import { useNotices } from '../../notices/NoticeProvider';
 import { digitsLookup } from './format';
 import { LOT_STEP, lotHint, lotSizeProblem, pairLotBounds, parseLots } from './lotRules';
 import { SideToggle } from './SideToggle';
+import { OrderTicketFields } from './ticket/OrderTicketFields';
+import { useOrderTicket } from './ticket/useOrderTicket';
 import { orderNotice, orderNoticeKey, rejectedOrderOf } from './tradeNotices';
 import { usePlaceOrder } from './usePlaceOrder';
 
@@ -29,6 +31,7 @@ export interface MarketOrderFormProps {
  * button is disabled until they make a sendable order and reads Placing Order... while the
  * order is on its way; on success the form resets, the fill shows in a notice and the data
  * reloads. A failure goes to the page's banner, and a rejection's notice is not shown too.
+ * Beside them, the order ticket (docs/screens.md#order-ticket).
  */
 export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
   const [pairId, setPairId] = useState('');
@@ -36,6 +39,7 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
   const { side, setSide, lotsText, setLotsText, placing, placeOrder } = usePlaceOrder({
     onPlaced: (answer) => {
       setPairId('');
+      ticket.reset();
       const notice = orderNotice(answer.order, digitsLookup(pairs));
       if (notice) notices.notify(notice);
     },
@@ -50,7 +54,9 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
   const bounds = pairLotBounds(pair);
   const lots = parseLots(lotsText);
   const problem = lotSizeProblem(lotsText, bounds);
-  const canSubmit = pairId !== '' && lots !== null && lots > 0 && problem === null && !placing;
+  const ticket = useOrderTicket({ pair, side, lotsText, pairs });
+  const extras = ticket.evaluation.extras;
+  const canSubmit = pairId !== '' && lots !== null && lots > 0 && problem === null && extras !== null && !placing;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -67,8 +73,13 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
       onError(problem);
       return;
     }
+    // The ticket's own checks (docs/orders.md#validation) show under their fields; the first one also goes to the banner.
+    if (extras === null) {
+      onError(Object.values(ticket.evaluation.errors)[0] ?? ORDER_FORM_TEXT.required);
+      return;
+    }
     onError(null);
-    await placeOrder(pair.symbol, lots);
+    await placeOrder(pair.symbol, lots, extras);
   }
 
   return (
@@ -98,6 +109,7 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
             required
           />
         </Field>
+        <OrderTicketFields ticket={ticket} disabled={placing} />
         <Button type="submit" variant={side === 'BUY' ? 'buy' : 'sell'} block disabled={!canSubmit} busy={placing}>
           {placing ? 'Placing Order...' : 'Place Order'}
         </Button>

@@ -9,10 +9,13 @@ import type { FormEvent } from 'react';
 import { ApiError, errorMessage } from '../../api';
 import { Button, Card, Field, Input, Num } from '../../components';
 import { type NoticeInput, useNotices } from '../../notices/NoticeProvider';
-import { digitsLookup, formatUsd } from './format';
+import { digitsLookup, formatUsd, ORDER_TYPE_LABELS } from './format';
 import { LOT_STEP, type LotBounds, lotHint, lotSizeProblem, parseLots } from './lotRules';
 import { ORDER_FORM_TEXT } from './MarketOrderForm';
 import { SideToggle } from './SideToggle';
+import { OrderTicketFields } from './ticket/OrderTicketFields';
+import { isPending } from './ticket/ticketModel';
+import { useOrderTicket } from './ticket/useOrderTicket';
 import { orderNotice, orderNoticeKey, rejectedOrderOf } from './tradeNotices';
 import { usePlaceOrder } from './usePlaceOrder';
 
@@ -67,12 +70,14 @@ export interface PairOrderFormProps {
 /**
  * The pair page's Place Order form (docs/screens.md#order-forms): BUY/SELL (BUY first), Lot Size bounded by
  * the free margin, and the Estimated Margin Required, computed by the same contract
- * function the server uses for the order's `margin_required`.
+ * function the server uses for the order's `margin_required`. Beside them, the order ticket
+ * (docs/screens.md#order-ticket): order type, prices, time in force, protection, the account after.
  */
 export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps) {
   const notices = useNotices();
   const { side, setSide, lotsText, setLotsText, placing, placeOrder } = usePlaceOrder({
     onPlaced: (answer) => {
+      ticket.reset();
       const notice = orderNotice(answer.order, digitsLookup(pairs));
       if (notice) notices.notify(notice);
     },
@@ -82,18 +87,22 @@ export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps)
       }),
   });
 
+  const ticket = useOrderTicket({ pair, side, lotsText, pairs, account });
+  const extras = ticket.evaluation.extras;
+  const pending = isPending(ticket.state.orderType);
+
   const maxAllowed = maxAllowedLotsNumber(account.free_margin, account.leverage, pair, pairs, mid);
   const bounds = pairPageLotBounds(pair, maxAllowed);
   const lots = parseLots(lotsText);
   const noRoom = bounds.max < bounds.min;
   const problem = noRoom ? 'Not enough free margin for the minimum lot size' : lotSizeProblem(lotsText, bounds);
   const estimate = lots !== null && lots > 0 ? estimateMarginRequired(lots, pair, account.leverage, pairs, mid) : null;
-  const canSubmit = lots !== null && lots > 0 && problem === null && !placing;
+  const canSubmit = lots !== null && lots > 0 && problem === null && extras !== null && !placing;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (!canSubmit || lots === null) return;
-    await placeOrder(pair.symbol, lots);
+    if (!canSubmit || lots === null || extras === null) return;
+    await placeOrder(pair.symbol, lots, extras);
   }
 
   return (
@@ -127,8 +136,11 @@ export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps)
             </dd>
           </div>
         </dl>
+        <OrderTicketFields ticket={ticket} disabled={placing} />
         <Button type="submit" variant={side === 'BUY' ? 'buy' : 'sell'} block disabled={!canSubmit} busy={placing}>
-          {placing ? 'Placing Order...' : `${side === 'BUY' ? 'Buy' : 'Sell'} ${pair.symbol}`}
+          {placing
+            ? 'Placing Order...'
+            : `${side === 'BUY' ? 'Buy' : 'Sell'}${pending ? ` ${ORDER_TYPE_LABELS[ticket.state.orderType]}` : ''} ${pair.symbol}`}
         </Button>
       </form>
     </Card>

@@ -18,6 +18,7 @@ export { ErrorBox, TradingNotAvailable } from './notices';
 export { OrdersTable } from './OrdersTable';
 export { PairOrderForm } from './PairOrderForm';
 export { PositionsTable } from './PositionsTable';
+export { PendingOrdersPanel } from './pending/PendingOrdersPanel';
 export {
   fetchOrders,
   isListedPosition,

@@ -1,8 +1,16 @@
 import {
   type ClosePositionResponse,
   type CurrentPrices,
+  cancelOrderResponseSchema,
   closePositionResponseSchema,
   currentPricesSchema,
+  type ModifyOrderRequest,
+  type ModifyPositionRequest,
+  type ModifyPositionResponse,
+  modifyOrderResponseSchema,
+  modifyPositionResponseSchema,
+  type OrderDto,
+  type OrderResponse,
   type OrderSide,
   type OrdersPage,
   ordersPageSchema,
@@ -17,7 +25,7 @@ import {
   type TradingServerMessage,
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { api, type QueryValue } from '../../api';
+import { api, enveloped, type QueryValue } from '../../api';
 
 /** Query keys of the trading screens; everything under ['trading'] is the trader's money. */
 export const tradingKeys = {
@@ -47,7 +55,7 @@ export function fetchOrders(query: Record<string, QueryValue>, signal?: AbortSig
 }
 
 /** One key per submission: a retried request (a flaky network) can never execute twice (docs/trading-rules.md#idempotency). */
-function idempotencyKey(): string {
+export function idempotencyKey(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
@@ -55,19 +63,52 @@ export function placeMarketOrder(order: {
   symbol: string;
   side: OrderSide;
   quantity: number;
+  /** The protection of the position it leaves open (docs/orders.md#protection-on-positions); sent only when set. */
+  stop_loss?: number;
+  take_profit?: number;
+  trailing_stop_pips?: number;
 }): Promise<PlaceMarketOrderResponse> {
   return api.post('/trading/place-market-order/', order, placeMarketOrderResponseSchema, {
     headers: { 'Idempotency-Key': idempotencyKey() },
   });
 }
 
-/** `currentPrice` is only what the trader saw, kept on the close order for the record. */
-export function closePosition(positionId: number, currentPrice?: number): Promise<ClosePositionResponse> {
+/**
+ * `currentPrice` is only what the trader saw, kept on the close order for the record.
+ * `quantity` (lots) closes part of the position (docs/orders.md#partial-close); left out, the whole.
+ */
+export function closePosition(positionId: number, currentPrice?: number, quantity?: number): Promise<ClosePositionResponse> {
   return api.post(
     `/trading/close-position/${positionId}/`,
-    currentPrice === undefined ? {} : { current_price: currentPrice },
+    {
+      ...(currentPrice === undefined ? {} : { current_price: currentPrice }),
+      ...(quantity === undefined ? {} : { quantity }),
+    },
     closePositionResponseSchema,
   );
+}
+
+/** PATCH trading/orders/{id}/: changes a PENDING order (docs/orders.md#modify-and-cancel). */
+export function modifyOrder(orderId: number, change: ModifyOrderRequest): Promise<OrderResponse> {
+  return api.request(`/trading/orders/${orderId}/`, {
+    method: 'PATCH',
+    body: change,
+    schema: enveloped(modifyOrderResponseSchema),
+  });
+}
+
+/** POST trading/orders/{id}/cancel/: the order comes back CANCELLED. */
+export function cancelOrder(orderId: number): Promise<OrderResponse> {
+  return api.post(`/trading/orders/${orderId}/cancel/`, {}, cancelOrderResponseSchema);
+}
+
+/** PATCH trading/positions/{id}/: sets or clears (null) a position's protection (docs/orders.md#protection-on-positions). */
+export function modifyPosition(positionId: number, change: ModifyPositionRequest): Promise<ModifyPositionResponse> {
+  return api.request(`/trading/positions/${positionId}/`, {
+    method: 'PATCH',
+    body: change,
+    schema: enveloped(modifyPositionResponseSchema),
+  });
 }
 
 /** The dashboard's data: account, catalogue, open positions, recent orders. */
@@ -113,6 +154,16 @@ function patchPnl(positions: PositionDto[], updates: readonly PnlUpdate[]): Posi
 }
 
 /**
+ * The pending orders list after `order` changed: a PENDING order is added or replaced, any
+ * other status leaves the list; oldest first, as the server lists them.
+ */
+export function withPendingOrder(pending: readonly OrderDto[], order: OrderDto): OrderDto[] {
+  const others = pending.filter((o) => o.id !== order.id);
+  if (order.status !== 'PENDING') return others.length === pending.length ? (pending as OrderDto[]) : others;
+  return [...others, order].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id - b.id);
+}
+
+/**
  * Applies a trading socket message to the cached screens, so the figures on screen move
  * without a reload: account figures, each position's P&L, the open positions list.
  * `requestPositions` asks the socket for a positions_update (docs/screens.md#live-data-and-polling: on order_confirmation).
@@ -146,6 +197,19 @@ export function applyTradingMessage(queryClient: QueryClient, message: TradingSe
       requestPositions();
       // The new order belongs in Recent Orders and the order history, wherever it came from.
       void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
+      return;
+    }
+    case 'order_update': {
+      // The pending lists move at once; a placed, modified, cancelled or expired order (which
+      // brings no order_confirmation) also changes Recent Orders and the order history.
+      const { order } = message.data;
+      queryClient.setQueryData<PlatformDataDto>(tradingKeys.platformData, (d) =>
+        d ? { ...d, pending_orders: withPendingOrder(d.pending_orders, order) } : d,
+      );
+      queryClient.setQueriesData<PairPageDto>({ queryKey: tradingKeys.pairs }, (d) =>
+        d && d.pair.symbol === order.fx_pair_symbol ? { ...d, pending_orders: withPendingOrder(d.pending_orders, order) } : d,
+      );
+      if (order.status !== 'FILLED') void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
       return;
     }
     default:

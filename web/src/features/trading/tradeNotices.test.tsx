@@ -111,6 +111,18 @@ describe('notices from the trading socket', () => {
     ['a cancel', { ...pending, status: 'CANCELLED' }, 'Order cancelled', 'BUY LIMIT 0.10 EURUSD at 1.08000'],
     ['an expiry', { ...pending, status: 'EXPIRED' }, 'Order expired', 'BUY LIMIT 0.10 EURUSD at 1.08000'],
     [
+      'a pending order modified',
+      { ...pending, status: 'PENDING', price: 1.079, updated_at: '2026-04-01T12:03:00.000Z' },
+      'Order modified',
+      'BUY LIMIT 0.10 EURUSD at 1.07900',
+    ],
+    [
+      'a pending order refused at its fill',
+      { ...pending, status: 'REJECTED', rejection_reason: 'Insufficient free margin' },
+      'Order rejected',
+      'BUY LIMIT 0.10 EURUSD: Insufficient free margin',
+    ],
+    [
       "a stop limit's stop",
       { ...pending, order_type: 'STOP_LIMIT', status: 'PENDING', limit_price: 1.081, triggered_at: '2026-04-01T12:01:00.000Z' },
       'Stop triggered',
@@ -121,6 +133,42 @@ describe('notices from the trading socket', () => {
     const ws = await connected();
     act(() => ws.receive({ type: 'order_update', data: { order: makeOrder({ id: 80, ...overrides }) } }));
     expect(await findNotice(text)).toHaveTextContent(title);
+  });
+
+  it('a partial close made elsewhere reads Position partly closed (its position stays open)', async () => {
+    renderTrading(<p>Any page</p>);
+    const ws = await connected();
+    const order = makeOrder({
+      id: 81,
+      side: 'SELL',
+      reason: 'close',
+      quantity: 0.04,
+      filled_quantity: 0.04,
+      average_fill_price: 1.09,
+    });
+    act(() =>
+      ws.receive({
+        type: 'order_confirmation',
+        data: { order, position: makePosition({ quantity: 0.06 }), execution_details: null },
+      }),
+    );
+    act(() => ws.receive({ type: 'order_update', data: { order } }));
+    expect(await findNotice('SELL 0.04 EURUSD filled at 1.09000')).toHaveTextContent('Position partly closed');
+    expect(shown()).toHaveLength(1);
+  });
+
+  it('each change of a pending order shows once, a second change again', async () => {
+    renderTrading(<p>Any page</p>);
+    const ws = await connected();
+    const order = makeOrder({ ...pending, id: 82, status: 'PENDING', updated_at: '2026-04-01T12:03:00.000Z' });
+    act(() => ws.receive({ type: 'order_update', data: { order } }));
+    act(() => ws.receive({ type: 'order_update', data: { order } }));
+    await findNotice('BUY LIMIT 0.10 EURUSD at 1.08000');
+    act(() =>
+      ws.receive({ type: 'order_update', data: { order: { ...order, price: 1.07, updated_at: '2026-04-01T12:04:00.000Z' } } }),
+    );
+    await findNotice('BUY LIMIT 0.10 EURUSD at 1.07000');
+    expect(shown()).toHaveLength(2);
   });
 
   const marginCall = {

@@ -1,4 +1,10 @@
-import { type OrderDto, type OrderReason, orderRejectedSchema, type TradingServerMessage } from '@pipdesk/contract';
+import {
+  type OrderDto,
+  type OrderReason,
+  orderRejectedSchema,
+  type PositionDto,
+  type TradingServerMessage,
+} from '@pipdesk/contract';
 import { ApiError } from '../../api';
 import type { NoticeInput } from '../../notices/NoticeProvider';
 import { formatLots, formatQuote } from './format';
@@ -35,11 +41,30 @@ function describe(order: OrderDto, lots: number): string {
 }
 
 /**
- * The notice of an order's current status, or null when that status says nothing new (a
- * pending order modified stays PENDING under the same key). What the trader did not do at that
- * moment (a trigger, a stop-out, a pending order's fill) stays on screen until dismissed.
+ * A change of a pending order (price, expiry, protection): keyed by the change's time, so each
+ * change shows once, whether this tab's answer or the socket reports it first.
  */
-export function orderNotice(order: OrderDto, digits: (symbol: string) => number): NoticeInput | null {
+export function orderModifiedNotice(order: OrderDto, digits: (symbol: string) => number): NoticeInput {
+  return {
+    key: `order:${order.id}:MODIFIED:${order.updated_at}`,
+    tone: 'info',
+    title: 'Order modified',
+    text: `${describe(order, order.quantity)} at ${formatQuote(order.price, digits(order.fx_pair_symbol))}`,
+  };
+}
+
+/**
+ * The notice of an order's current status, or null when that status says nothing new. A
+ * pending order whose `updated_at` moved past its `created_at` was modified (its own notice).
+ * `position` (the close's answer or its order_confirmation) tells a partial close from a whole
+ * one. What the trader did not do at that moment (a trigger, a stop-out, a pending order's
+ * fill) stays on screen until dismissed.
+ */
+export function orderNotice(
+  order: OrderDto,
+  digits: (symbol: string) => number,
+  position?: Pick<PositionDto, 'status' | 'quantity'> | null,
+): NoticeInput | null {
   const key = orderNoticeKey(order);
   const at = (price: number | null) => formatQuote(price, digits(order.fx_pair_symbol));
   switch (order.status) {
@@ -48,7 +73,10 @@ export function orderNotice(order: OrderDto, digits: (symbol: string) => number)
       const text = `${describe(order, order.filled_quantity)} filled at ${at(order.average_fill_price)}`;
       const trigger = SERVER_CLOSES[order.reason];
       if (trigger) return { key, tone: trigger.tone, title: trigger.title, text, sticky: true };
-      if (order.reason === 'close') return { key, tone: 'success', title: 'Position closed', text };
+      if (order.reason === 'close') {
+        const partly = position?.status === 'OPEN' && position.quantity !== 0;
+        return { key, tone: 'success', title: partly ? 'Position partly closed' : 'Position closed', text };
+      }
       if (order.order_type !== 'MARKET') return { key, tone: 'success', title: 'Pending order filled', text, sticky: true };
       return { key, tone: 'success', title: 'Order filled', text };
     }
@@ -66,6 +94,7 @@ export function orderNotice(order: OrderDto, digits: (symbol: string) => number)
         const text = `${describe(order, order.quantity)} now rests as a limit at ${at(order.limit_price)}`;
         return { key, tone: 'info', title: 'Stop triggered', text, sticky: true };
       }
+      if (order.updated_at !== order.created_at) return orderModifiedNotice(order, digits);
       return {
         key,
         tone: 'info',
@@ -88,6 +117,7 @@ export function orderNotice(order: OrderDto, digits: (symbol: string) => number)
 export function tradingMessageNotice(message: TradingServerMessage, digits: (symbol: string) => number): NoticeInput | null {
   switch (message.type) {
     case 'order_confirmation':
+      return orderNotice(message.data.order, digits, message.data.position);
     case 'order_update':
       return orderNotice(message.data.order, digits);
     case 'margin_call':

@@ -1,20 +1,23 @@
-import type { OrderSide, PlaceMarketOrderResponse } from '@pipdesk/contract';
+import type { OrderSide } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LOT_DEFAULT } from './lotRules';
-import { placeMarketOrder, reloadTradingData } from './queries';
+import { reloadTradingData } from './queries';
+import { sendTicketOrder, type TicketAnswer } from './ticket/api';
+import type { TicketExtras } from './ticket/ticketModel';
 
 export interface PlaceOrderHandlers {
-  /** The order filled; the side and lot size are back to BUY and the default already. */
-  onPlaced?: (answer: PlaceMarketOrderResponse) => void;
+  /** The order filled (or, pending, was placed); the side and lot size are back to BUY and the default already. */
+  onPlaced?: (answer: TicketAnswer) => void;
   /** The order was refused or never answered; each form words it its own way. */
   onFailed: (err: unknown) => void;
 }
 
 /**
  * The side and lot size of an order form and its submit, shared by the dashboard's and the
- * pair page's forms: `placeOrder` sends the market order with `placing` set meanwhile,
- * resets side and lots on success, and reloads the trading data either way.
+ * pair page's forms: `placeOrder` sends the order (a market order by default; the order
+ * ticket's type, prices and protection when given, docs/screens.md#order-ticket) with `placing`
+ * set meanwhile, resets side and lots on success, and reloads the trading data either way.
  */
 export function usePlaceOrder({ onPlaced, onFailed }: PlaceOrderHandlers) {
   const queryClient = useQueryClient();
@@ -22,10 +25,10 @@ export function usePlaceOrder({ onPlaced, onFailed }: PlaceOrderHandlers) {
   const [lotsText, setLotsText] = useState(LOT_DEFAULT);
   const [placing, setPlacing] = useState(false);
 
-  async function placeOrder(symbol: string, quantity: number): Promise<void> {
+  async function placeOrder(symbol: string, quantity: number, extras?: TicketExtras): Promise<void> {
     setPlacing(true);
     try {
-      const answer = await placeMarketOrder({ symbol, side, quantity });
+      const answer = await sendTicketOrder(symbol, side, quantity, extras);
       setSide('BUY');
       setLotsText(LOT_DEFAULT);
       onPlaced?.(answer);

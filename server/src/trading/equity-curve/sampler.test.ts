@@ -1,0 +1,119 @@
+import { Dec, equityCurveSchema, maxDrawdownPct, performanceSchema } from '@pipdesk/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../core/clock.js';
+import { writeTransaction } from '../../db/transaction.js';
+import { ScriptedPriceSource } from '../../market/sources/scripted.js';
+import { insertSignedInTrader } from '../../test/factories.js';
+import { startTestApp, type TestApp } from '../../test/helpers.js';
+import { Pricing } from '../math.js';
+import { currentPeriodOf } from '../performance/service.js';
+import { insertPoints } from './repo.js';
+import { EquitySampler, THIN_AFTER_MS } from './sampler.js';
+
+let t: TestApp;
+const prices = new ScriptedPriceSource();
+const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
+type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
+const HOUR = 60 * 60 * 1000;
+
+function quote(symbol: string, bid: number) {
+  prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
+}
+const get = (trader: Trader, url: string) => t.app.inject({ method: 'GET', url, headers: trader.headers });
+const sampler = (isLeader = true) =>
+  new EquitySampler(
+    { db: t.ctx.db, clock, pricing: new Pricing(t.market.pairs, t.market.prices), log: t.ctx.log },
+    () => isLeader,
+  );
+
+beforeAll(async () => {
+  t = await startTestApp({ priceSource: prices, clock, env: { ACCESS_TOKEN_TTL_MINUTES: '1000000' } });
+  quote('EURUSD', 1.1);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('the leader’s 15-minute points', () => {
+  it('writes one point per account with open positions, in one batch, and moves the max drawdown', async () => {
+    const open = await insertSignedInTrader(t);
+    const idle = await insertSignedInTrader(t);
+    quote('EURUSD', 1.1);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/trading/place-market-order/',
+      headers: open.headers,
+      payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
+    });
+    expect(res.statusCode).toBe(201); // bought at 1.10001: equity 9,999.00
+    clock.advance(15 * 60 * 1000);
+    quote('EURUSD', 1.09); // the long is −1,001.00: equity 8,999.00
+    // A follower writes nothing.
+    await sampler(false).runOnce();
+    expect(equityCurveSchema.parse((await get(open, '/api/trading/equity-curve/')).json().data)).toHaveLength(1);
+    await sampler(true).runOnce();
+    const curve = equityCurveSchema.parse((await get(open, '/api/trading/equity-curve/')).json().data);
+    expect(curve.map((p) => [p.equity, p.balance])).toEqual([
+      [9999, 10000],
+      [8999, 10000],
+    ]);
+    expect(curve[1]!.time).toBe(new Date(clock.now()).toISOString());
+    expect(equityCurveSchema.parse((await get(idle, '/api/trading/equity-curve/')).json().data)).toEqual([]);
+    const perf = performanceSchema.parse((await get(open, '/api/trading/performance/')).json().data);
+    expect(perf.max_drawdown_pct).toBe(10); // (9,999 − 8,999) ÷ 9,999 = 10.001 %
+    expect(perf.equity).toBe(8999);
+    quote('EURUSD', 1.1);
+  });
+});
+
+describe('thinning', () => {
+  it('keeps the max drawdown’s peak and trough and leaves recent points alone', async () => {
+    const trader = await insertSignedInTrader(t);
+    const account = await t.ctx.db.kysely
+      .selectFrom('trading_accounts')
+      .selectAll()
+      .where('id', '=', trader.accountId!)
+      .executeTakeFirstOrThrow();
+    const period = await currentPeriodOf(t.ctx, account);
+    // 40 days ago, a point every 5 minutes for 3 hours: a peak of 12,000 in the first hour, a
+    // trough of 9,000 in the third, noise around them; and a few recent points.
+    const start = Math.floor((clock.now() - 40 * 24 * HOUR) / HOUR) * HOUR;
+    const values: number[] = [];
+    for (let i = 0; i < 36; i++) values.push(10_500 + ((i * 37) % 11) * 50);
+    values[7] = 12_000;
+    values[30] = 9_000;
+    const old = values.map((v, i) => ({
+      account_id: trader.accountId!,
+      period_id: Number(period.id),
+      time: start + i * 5 * 60 * 1000,
+      equity_minor: v * 100,
+      balance_minor: 1_000_000,
+    }));
+    const recent = [10_100, 10_200, 10_050].map((v, i) => ({
+      ...old[0]!,
+      time: clock.now() - (3 - i) * HOUR,
+      equity_minor: v * 100,
+    }));
+    await writeTransaction(t.ctx.db, (trx) => insertPoints(trx, [...old, ...recent]));
+
+    const removed = await sampler().thin();
+    expect(removed).toBeGreaterThan(0);
+    const rows = await t.ctx.db.kysely
+      .selectFrom('equity_points')
+      .selectAll()
+      .where('period_id', '=', Number(period.id))
+      .orderBy('time')
+      .execute();
+    const keptOld = rows.filter((r) => Number(r.time) < clock.now() - THIN_AFTER_MS);
+    expect(keptOld.length).toBeLessThanOrEqual(3 * 6);
+    expect(keptOld.map((r) => Number(r.equity_minor))).toEqual(expect.arrayContaining([1_200_000, 900_000]));
+    const drawdown = (equities: number[]) => maxDrawdownPct(equities.map((c) => Dec.scaled(c, 2)));
+    expect(drawdown(keptOld.map((r) => Number(r.equity_minor))).toFixed(4)).toBe('25.0000');
+    expect(drawdown(rows.map((r) => Number(r.equity_minor))).eq(drawdown([...old, ...recent].map((p) => p.equity_minor)))).toBe(
+      true,
+    );
+    expect(rows.filter((r) => Number(r.time) >= clock.now() - THIN_AFTER_MS)).toHaveLength(3);
+    // Thinning again removes nothing: what is left is already one bucket's keepers.
+    expect(await sampler().thin()).toBe(0);
+  });
+});

@@ -1,0 +1,61 @@
+import { Dec, EMPTY_PAIR_TALLY, tallyClosedTrade, tallyEquityPoint, tallyPairTrade } from '@pipdesk/contract';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { insertPoint } from '../equity-curve/repo.js';
+import { insertEntry } from '../journal/repo.js';
+import type { FillKind } from '../math.js';
+import { ensurePeriod, type PeriodAccount } from './period.js';
+import * as repo from './repo.js';
+
+/** What the statistics need to know about one execution. */
+export interface RecordedFill {
+  account: PeriodAccount;
+  tradeId: number;
+  symbol: string;
+  kind: FillKind;
+  realizedMinor: number;
+  executedAt: number;
+  /** The balance after the fill, in cents. */
+  balanceMinor: number;
+  /** The account's equity right after the fill, at the fill's prices. */
+  equity: Dec;
+}
+
+/** Reducing, closing or flipping realizes P&L: a closed trade (docs/performance.md#definitions). */
+export const isClosingFill = (kind: FillKind) => kind === 'reduce' || kind === 'close' || kind === 'flip';
+
+/**
+ * Records one execution in the fill's own transaction (docs/performance.md): a closed trade
+ * updates the period's statistics and enters the journal; every execution writes an equity point
+ * and moves the max drawdown. All or nothing with the fill.
+ */
+export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Promise<void> {
+  const period = await ensurePeriod(trx, fill.account, fill.tradeId);
+  const periodId = Number(period.id);
+  let tally = repo.tallyFromRow(period);
+  if (isClosingFill(fill.kind)) {
+    const pnl = Dec.scaled(fill.realizedMinor, 2);
+    tally = tallyClosedTrade(tally, pnl);
+    const pairRow = await repo.pairStatsOf(trx, periodId, fill.symbol);
+    const pair = tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl);
+    await repo.savePairStats(trx, periodId, fill.symbol, pair, pairRow !== undefined);
+    await insertEntry(trx, {
+      trade_id: fill.tradeId,
+      period_id: periodId,
+      account_id: fill.account.id,
+      symbol: fill.symbol,
+      realized_pnl_minor: fill.realizedMinor,
+      executed_at: fill.executedAt,
+    });
+  }
+  const equityMinor = fill.equity.toScaledNumber(2);
+  await insertPoint(trx, {
+    account_id: fill.account.id,
+    period_id: periodId,
+    time: fill.executedAt,
+    equity_minor: equityMinor,
+    balance_minor: fill.balanceMinor,
+  });
+  const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
+  await repo.updatePeriod(trx, periodId, tally, drawdown);
+}

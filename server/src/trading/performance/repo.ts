@@ -1,0 +1,192 @@
+import { Dec, type DrawdownTally, type PairTally, type PerformanceTally } from '@pipdesk/contract';
+import type { Kysely, Selectable } from 'kysely';
+import { prepare } from '../../db/prepared.js';
+import type { Database } from '../../db/schema.js';
+import type { PerformancePairStatsTable, PerformancePeriodsTable } from './tables.js';
+
+type Q = Kysely<Database>;
+export type PeriodRow = Selectable<PerformancePeriodsTable>;
+
+const cents = (minor: number | string | bigint) => Dec.scaled(BigInt(minor), 2);
+const toCents = (amount: Dec) => amount.toScaledNumber(2);
+
+// The queries of every fill are prepared (compiled once; db/prepared.ts) like the order path's own.
+const currentPeriodOfAccount = prepare<{ accountId: number }, PeriodRow>('performance.currentPeriod', (q, value) =>
+  q.selectFrom('performance_periods').selectAll().where('account_id', '=', value('accountId')).where('ended_at', 'is', null),
+);
+
+/** The account's current period, if it has one yet. */
+export async function currentPeriod(q: Q, accountId: number): Promise<PeriodRow | undefined> {
+  return (await currentPeriodOfAccount.execute(q, { accountId }))[0];
+}
+
+export async function insertPeriod(
+  trx: Q,
+  row: { accountId: number; startedAt: number; startBalanceMinor: number; tally: PerformanceTally },
+): Promise<PeriodRow> {
+  const inserted = await trx
+    .insertInto('performance_periods')
+    .values({
+      account_id: row.accountId,
+      started_at: row.startedAt,
+      start_balance_minor: row.startBalanceMinor,
+      ended_at: null,
+      ...tallyColumns(row.tally),
+      peak_equity_minor: null,
+      max_drawdown_pct: '0',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return inserted;
+}
+
+export function tallyFromRow(row: PeriodRow): PerformanceTally {
+  return {
+    closedTrades: Number(row.closed_trades),
+    wins: Number(row.wins),
+    losses: Number(row.losses),
+    breakevens: Number(row.breakevens),
+    grossProfit: cents(row.gross_profit_minor),
+    grossLoss: cents(row.gross_loss_minor),
+    largestWin: row.largest_win_minor === null ? null : cents(row.largest_win_minor),
+    largestLoss: row.largest_loss_minor === null ? null : cents(row.largest_loss_minor),
+    currentWinStreak: Number(row.current_win_streak),
+    currentLossStreak: Number(row.current_loss_streak),
+    longestWinStreak: Number(row.longest_win_streak),
+    longestLossStreak: Number(row.longest_loss_streak),
+  };
+}
+
+export function drawdownFromRow(row: PeriodRow): DrawdownTally {
+  return {
+    peak: row.peak_equity_minor === null ? null : cents(row.peak_equity_minor),
+    maxDrawdownPct: Dec.from(row.max_drawdown_pct),
+  };
+}
+
+function tallyColumns(t: PerformanceTally) {
+  return {
+    closed_trades: t.closedTrades,
+    wins: t.wins,
+    losses: t.losses,
+    breakevens: t.breakevens,
+    gross_profit_minor: toCents(t.grossProfit),
+    gross_loss_minor: toCents(t.grossLoss),
+    largest_win_minor: t.largestWin === null ? null : toCents(t.largestWin),
+    largest_loss_minor: t.largestLoss === null ? null : toCents(t.largestLoss),
+    current_win_streak: t.currentWinStreak,
+    current_loss_streak: t.currentLossStreak,
+    longest_win_streak: t.longestWinStreak,
+    longest_loss_streak: t.longestLossStreak,
+  };
+}
+
+type PeriodUpdate = ReturnType<typeof tallyColumns> & {
+  id: number;
+  peak_equity_minor: number | null;
+  max_drawdown_pct: string;
+};
+
+const PERIOD_UPDATE_COLUMNS = [
+  'closed_trades',
+  'wins',
+  'losses',
+  'breakevens',
+  'gross_profit_minor',
+  'gross_loss_minor',
+  'largest_win_minor',
+  'largest_loss_minor',
+  'current_win_streak',
+  'current_loss_streak',
+  'longest_win_streak',
+  'longest_loss_streak',
+  'peak_equity_minor',
+  'max_drawdown_pct',
+] as const;
+
+const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod', (q, value) =>
+  q
+    .updateTable('performance_periods')
+    .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
+    .where('id', '=', value('id')),
+);
+
+/** Writes the period's statistics and drawdown after a fill. */
+export async function updatePeriod(trx: Q, periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): Promise<void> {
+  // A null (no win yet, no peak yet) is a value here, not a missing one.
+  const row: PeriodUpdate = {
+    id: periodId,
+    ...tallyColumns(tally),
+    peak_equity_minor: drawdown.peak === null ? null : toCents(drawdown.peak),
+    max_drawdown_pct: drawdown.maxDrawdownPct.toString(),
+  };
+  await updatePeriodRow.execute(trx, row);
+}
+
+export async function updateDrawdown(trx: Q, periodId: number, drawdown: DrawdownTally): Promise<void> {
+  await trx
+    .updateTable('performance_periods')
+    .set({
+      peak_equity_minor: drawdown.peak === null ? null : toCents(drawdown.peak),
+      max_drawdown_pct: drawdown.maxDrawdownPct.toString(),
+    })
+    .where('id', '=', periodId)
+    .execute();
+}
+
+export type PairStatsRow = Selectable<PerformancePairStatsTable>;
+
+export function pairStats(q: Q, periodId: number): Promise<PairStatsRow[]> {
+  return q.selectFrom('performance_pair_stats').selectAll().where('period_id', '=', periodId).orderBy('symbol').execute();
+}
+
+const pairStatsOfPeriod = prepare<{ periodId: number; symbol: string }, PairStatsRow>('performance.pairStatsOf', (q, value) =>
+  q
+    .selectFrom('performance_pair_stats')
+    .selectAll()
+    .where('period_id', '=', value('periodId'))
+    .where('symbol', '=', value('symbol')),
+);
+
+export async function pairStatsOf(q: Q, periodId: number, symbol: string): Promise<PairStatsRow | undefined> {
+  return (await pairStatsOfPeriod.execute(q, { periodId, symbol }))[0];
+}
+
+export function pairTallyFromRow(row: PairStatsRow | undefined): PairTally | undefined {
+  if (!row) return undefined;
+  return { trades: Number(row.trades), wins: Number(row.wins), losses: Number(row.losses), netPnl: cents(row.net_pnl_minor) };
+}
+
+type PairStatsValues = { period_id: number; symbol: string; trades: number; wins: number; losses: number; net_pnl_minor: number };
+
+const updatePairStats = prepare<PairStatsValues, never>('performance.updatePairStats', (q, value) =>
+  q
+    .updateTable('performance_pair_stats')
+    .set({ trades: value('trades'), wins: value('wins'), losses: value('losses'), net_pnl_minor: value('net_pnl_minor') })
+    .where('period_id', '=', value('period_id'))
+    .where('symbol', '=', value('symbol')),
+);
+
+const insertPairStats = prepare<PairStatsValues, never>('performance.insertPairStats', (q, value) =>
+  q.insertInto('performance_pair_stats').values({
+    period_id: value('period_id'),
+    symbol: value('symbol'),
+    trades: value('trades'),
+    wins: value('wins'),
+    losses: value('losses'),
+    net_pnl_minor: value('net_pnl_minor'),
+  }),
+);
+
+/** Inserts or replaces one pair's statistics. */
+export async function savePairStats(trx: Q, periodId: number, symbol: string, tally: PairTally, exists: boolean): Promise<void> {
+  const values = {
+    period_id: periodId,
+    symbol,
+    trades: tally.trades,
+    wins: tally.wins,
+    losses: tally.losses,
+    net_pnl_minor: toCents(tally.netPnl),
+  };
+  await (exists ? updatePairStats : insertPairStats).execute(trx, values);
+}
