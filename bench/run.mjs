@@ -12,6 +12,8 @@ const steps = [
   ['trading socket', process.execPath, ['bench/trading-socket.mjs']],
   ['order engine: trigger check per tick, book memory', process.execPath, ['bench/order-engine.mjs']],
   ['order engine: 1,000 triggers on one tick', process.execPath, ['bench/order-burst.mjs']],
+  ['performance and journal, 100,000 closed trades', process.execPath, ['bench/performance.mjs']],
+  ['academy roster and leaderboard, 1,000 students', process.execPath, ['bench/academy.mjs']],
 ];
 let failed = 0;
 for (const [name, cmd, args] of steps) {

@@ -20,6 +20,12 @@ export const loginResponseSchema = z.object({
   user: userSchema,
   /** Seconds until the access token expires. */
   expires_in: z.number().int(),
+  /**
+   * True after signing in with a temporary password: every call but auth/change-password/,
+   * logout, refresh, auth/me/ and academy/me/ answers 403 until it is changed
+   * (docs/academy.md#temporary-passwords).
+   */
+  must_change_password: z.boolean().default(false),
 });
 export type LoginResponse = z.infer<typeof loginResponseSchema>;
 

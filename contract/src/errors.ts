@@ -19,12 +19,18 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'INVALID_CREDENTIALS',
   'INVALID_TOKEN',
+  // 403: only an academy call for another role (a trader on an instructor's call) and a temporary
+  // password not yet changed (docs/academy.md#scope); anything outside the caller's scope is a 404
+  'FORBIDDEN',
+  'PASSWORD_CHANGE_REQUIRED',
   // 404: not found, or not the caller's
   'NOT_FOUND',
   'PAIR_NOT_FOUND',
   'POSITION_NOT_FOUND',
   'ORDER_NOT_FOUND',
   'TRADER_NOT_FOUND',
+  'COHORT_NOT_FOUND',
+  'STUDENT_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409
@@ -33,6 +39,7 @@ export const ERROR_CODES = [
   'NO_TRADING_ACCOUNT',
   'TRADER_EXISTS',
   'IDEMPOTENCY_KEY_IN_FLIGHT',
+  'ALREADY_IN_COHORT',
   // 413
   'PAYLOAD_TOO_LARGE',
   // 431: the request's headers are larger than the server reads

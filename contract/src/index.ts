@@ -1,3 +1,4 @@
+export * from './academy.js';
 export * from './auth.js';
 export * from './common.js';
 export * from './currencies.js';

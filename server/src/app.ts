@@ -3,6 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { createAcademyModule } from './academy/index.js';
 import { createAuthModule } from './auth/index.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -59,7 +60,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
             level: config.logLevel,
             // Tokens and passwords never reach the log.
             redact: {
-              paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password', 'body.refresh', 'body.token'],
+              paths: [
+                'req.headers.authorization',
+                'req.headers.cookie',
+                'body.password',
+                'body.current_password',
+                'body.new_password',
+                'body.refresh',
+                'body.token',
+              ],
               censor: '[redacted]',
             },
             ...(options.logStream ? { stream: options.logStream } : {}),
@@ -171,6 +180,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
   const trading = await createTradingModule(ctx, { auth, market });
   const news = await createNewsModule(ctx, { auth, market });
+  const academy = createAcademyModule(ctx, { auth, trading });
   if (config.seedDemo) await seedDemo(ctx);
 
   await app.register(
@@ -183,6 +193,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await market.registerRoutes(api);
       await trading.registerRoutes(api);
       await news.registerRoutes(api);
+      await academy.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
         throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');

@@ -40,6 +40,12 @@ export const errors = {
   invalidCredentials: () => new AppError(401, 'INVALID_CREDENTIALS', 'Invalid email or password'),
   invalidToken: (message = 'Invalid or expired token') => new AppError(401, 'INVALID_TOKEN', message),
 
+  /** An academy call for another role (a trader on an instructor's call, anyone but an admin on an admin's): 403 (docs/academy.md#scope). */
+  forbidden: (message = 'This call is for instructors and admins') => new AppError(403, 'FORBIDDEN', message),
+  /** Signed in with a temporary password: only change-password, the me calls, refresh and logout answer (docs/academy.md#temporary-passwords). */
+  passwordChangeRequired: () =>
+    new AppError(403, 'PASSWORD_CHANGE_REQUIRED', 'Change your temporary password to continue (POST /api/auth/change-password/)'),
+
   notFound: (message = 'Not found') => new AppError(404, 'NOT_FOUND', message),
   routeNotFound: (method: string, path: string) => new AppError(404, 'NOT_FOUND', `No route for ${method} ${path}`),
   pairNotFound: (symbol: string) => new AppError(404, 'PAIR_NOT_FOUND', `Currency pair ${symbol} not found`),
@@ -47,6 +53,10 @@ export const errors = {
   positionNotFound: () => new AppError(404, 'POSITION_NOT_FOUND', 'Position not found'),
   orderNotFound: () => new AppError(404, 'ORDER_NOT_FOUND', 'Order not found'),
   traderNotFound: (email: string) => new AppError(404, 'TRADER_NOT_FOUND', `No trader with e-mail ${email}`),
+  /** Also a cohort outside the caller's scope: 404, never 403 (docs/academy.md#scope). */
+  cohortNotFound: () => new AppError(404, 'COHORT_NOT_FOUND', 'Cohort not found'),
+  /** Also a student outside the caller's scope: 404, never 403 (docs/academy.md#scope). */
+  studentNotFound: () => new AppError(404, 'STUDENT_NOT_FOUND', 'Student not found'),
 
   positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
   orderNotPending: (status: string) =>
@@ -58,6 +68,8 @@ export const errors = {
       'Trading Not Available: Please complete your registration process to access trading.',
     ),
   traderExists: (email: string) => new AppError(409, 'TRADER_EXISTS', `A trader with e-mail ${email} already exists`),
+  /** A trader is in at most one active cohort (docs/academy.md#cohorts). */
+  alreadyInCohort: (message: string) => new AppError(409, 'ALREADY_IN_COHORT', message),
   idempotencyKeyInFlight: () =>
     new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
 

@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import { academyMigrations } from './academy/migrations.js';
 import { accountsMigrations } from './accounts/migrations.js';
 import { authMigrations } from './auth/migrations.js';
 import type { Db, DbKind } from './db/database.js';
@@ -17,6 +18,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...tradingMigrations(kind),
     ...performanceMigrations(kind),
     ...newsMigrations(kind),
+    ...academyMigrations(kind),
   };
 }
 

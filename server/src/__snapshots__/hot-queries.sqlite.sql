@@ -16,7 +16,7 @@ select * from "trading_accounts" where "user_id" = ?;
 
 -- auth.sessionWithUser
 -- parameters: sessionId
-select "sessions"."id" as "session_id", "sessions"."user_id", "sessions"."revoked_at", "users"."email", "users"."full_name", "users"."is_active" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."id" = ?;
+select "sessions"."id" as "session_id", "sessions"."user_id", "sessions"."revoked_at", "users"."email", "users"."full_name", "users"."is_active", "users"."role", "users"."must_change_password" from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."id" = ?;
 
 -- equityCurve.insertPoint
 -- parameters: account_id, period_id, time, equity_minor, balance_minor

@@ -184,3 +184,19 @@ export async function ledgerSum(q: Q, accountId: number): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.total);
 }
+
+/** What the academy's roster reads of these users' accounts (docs/academy.md#the-roster), by user id. */
+export async function accountsOfUsers(q: Q, userIds: readonly number[]) {
+  const sorted = [...new Set(userIds)].sort((a, b) => a - b);
+  const rows = [];
+  for (let i = 0; i < sorted.length; i += IDS_PER_QUERY) {
+    rows.push(
+      ...(await q
+        .selectFrom('trading_accounts')
+        .select(['id', 'user_id', 'balance_minor', 'created_at'])
+        .where('user_id', 'in', sorted.slice(i, i + IDS_PER_QUERY))
+        .execute()),
+    );
+  }
+  return rows;
+}

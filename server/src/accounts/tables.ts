@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 
-export type LedgerKind = 'deposit' | 'withdrawal' | 'realized_pnl' | 'negative_balance_adjustment';
+/** `reset`: an academy reset restores the cohort's starting balance (docs/academy.md#reset). */
+export type LedgerKind = 'deposit' | 'withdrawal' | 'realized_pnl' | 'negative_balance_adjustment' | 'reset';
 export type AccountStatus = 'ACTIVE' | 'SUSPENDED' | 'CLOSED';
 
 export interface TraderProfilesTable {

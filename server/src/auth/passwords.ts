@@ -40,6 +40,35 @@ export async function hashPassword(password: string): Promise<string> {
   return encode(COST, salt, await derive(password, salt, COST, KEY_BYTES));
 }
 
+/**
+ * A temporary password's cost: N = 2^12. The full cost exists to slow the guessing of passwords
+ * people choose; a temporary password is 100 random bits the server drew, which no work factor
+ * needs to protect, and at N = 2^17 an import of 500 students would hash for minutes
+ * (docs/academy.md#temporary-passwords). The password the student then sets gets the full cost.
+ */
+const TEMPORARY_COST: ScryptCost = { ln: 12, r: 8, p: 1 };
+// Unambiguous letters and digits (no 0/O, 1/l/I): 32 symbols, 5 bits each, read aloud or retyped safely.
+const TEMPORARY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+const TEMPORARY_GROUPS = 4;
+const TEMPORARY_GROUP_LENGTH = 5;
+
+/** A one-time password of 20 random symbols (100 bits) in groups: `abcde-fghij-kmnpq-rstuv`. */
+export function generateTemporaryPassword(random: (size: number) => Buffer = randomBytes): string {
+  const bytes = random(TEMPORARY_GROUPS * TEMPORARY_GROUP_LENGTH);
+  const symbols = [...bytes].map((b) => TEMPORARY_ALPHABET[b % TEMPORARY_ALPHABET.length]);
+  const groups: string[] = [];
+  for (let i = 0; i < TEMPORARY_GROUPS; i++) {
+    groups.push(symbols.slice(i * TEMPORARY_GROUP_LENGTH, (i + 1) * TEMPORARY_GROUP_LENGTH).join(''));
+  }
+  return groups.join('-');
+}
+
+/** Hashes a server-drawn temporary password (see TEMPORARY_COST); it verifies like any other hash. */
+export async function hashTemporaryPassword(password: string): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  return encode(TEMPORARY_COST, salt, await derive(password, salt, TEMPORARY_COST, KEY_BYTES));
+}
+
 // A hash nobody's password matches: verifying against it costs the same as against a real one.
 const DUMMY_HASH = encode(COST, randomBytes(SALT_BYTES), randomBytes(KEY_BYTES));
 

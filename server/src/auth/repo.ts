@@ -10,7 +10,10 @@ export async function findUserByEmail(q: Q, email: string) {
   return q.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-export async function insertUser(q: Q, user: { email: string; passwordHash: string; fullName: string; now: number }) {
+export async function insertUser(
+  q: Q,
+  user: { email: string; passwordHash: string; fullName: string; now: number; mustChangePassword?: boolean },
+) {
   const row = await q
     .insertInto('users')
     .values({
@@ -18,6 +21,7 @@ export async function insertUser(q: Q, user: { email: string; passwordHash: stri
       password_hash: user.passwordHash,
       full_name: user.fullName,
       is_active: 1,
+      ...(user.mustChangePassword ? { must_change_password: 1 } : {}),
       created_at: user.now,
       updated_at: user.now,
     })
@@ -59,6 +63,8 @@ const sessionWithUser = prepare<{ sessionId: string }, SessionWithUser>('auth.se
       'users.email',
       'users.full_name',
       'users.is_active',
+      'users.role',
+      'users.must_change_password',
     ])
     .where('sessions.id', '=', value('sessionId')),
 );
@@ -71,6 +77,8 @@ export interface SessionWithUser {
   email: string;
   full_name: string;
   is_active: number;
+  role: 'trader' | 'instructor' | 'admin';
+  must_change_password: number;
 }
 
 /** One primary-key lookup per authenticated request (prepared: it runs on every call). */
@@ -191,4 +199,67 @@ export async function insertSecretIfAbsent(q: Q, name: string, value: string, no
 
 export async function setPasswordHash(q: Q, userId: number, passwordHash: string, now: number): Promise<void> {
   await q.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+}
+
+/** Sets the password and whether it is a temporary one (docs/academy.md#temporary-passwords). */
+export async function setPassword(
+  q: Q,
+  userId: number,
+  password: { hash: string; mustChange: boolean },
+  now: number,
+): Promise<void> {
+  await q
+    .updateTable('users')
+    .set({ password_hash: password.hash, must_change_password: password.mustChange ? 1 : 0, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export async function findUserById(q: Q, userId: number) {
+  return q.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+}
+
+/**
+ * Users' full names by id, in one query: how other modules show who wrote something (the
+ * journal's comments) without reading the users table themselves (docs/ARCHITECTURE.md).
+ */
+export async function userNamesByIds(q: Q, userIds: readonly number[]): Promise<Map<number, string>> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await q.selectFrom('users').select(['id', 'full_name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.full_name]));
+}
+
+/** Revokes every live session of a user but one; returns their ids. */
+export async function revokeOtherSessions(
+  q: Q,
+  userId: number,
+  keepSessionId: string,
+  reason: SessionEndReason,
+  now: number,
+): Promise<string[]> {
+  const rows = await q
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('id', '!=', keepSessionId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function setUserRole(q: Q, userId: number, role: 'trader' | 'instructor' | 'admin', now: number): Promise<void> {
+  await q.updateTable('users').set({ role, updated_at: now }).where('id', '=', userId).execute();
+}
+
+/** Which of these (lower-cased) e-mails belong to a user. */
+export async function existingEmails(q: Q, emails: readonly string[]): Promise<string[]> {
+  if (emails.length === 0) return [];
+  const rows = await q
+    .selectFrom('users')
+    .select('email')
+    .where('email', 'in', [...emails])
+    .execute();
+  return rows.map((r) => r.email);
 }

@@ -1,4 +1,6 @@
 import {
+  type ChangePasswordResponse,
+  changePasswordRequestSchema,
   type LoginResponse,
   type LogoutResponse,
   loginRequestSchema,
@@ -42,4 +44,12 @@ export async function registerAuthRoutes(
   });
 
   api.get('/auth/me/', { preHandler: authenticate }, async (request) => ({ success: true, data: userDto(request.auth) }));
+
+  // Open to a temporary password (the one call it is for): see ALLOWED_BEFORE_PASSWORD_CHANGE in index.ts.
+  api.post('/auth/change-password/', { preHandler: authenticate }, async (request) => {
+    const body = parseInput(changePasswordRequestSchema, request.body);
+    const result = await service.changePassword(request.auth, body.current_password, body.new_password, request.ip);
+    const data: ChangePasswordResponse = { changed: true, ended_sessions: result.endedSessions };
+    return { success: true, data };
+  });
 }

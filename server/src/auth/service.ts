@@ -1,4 +1,4 @@
-import { type LoginResponse, newPasswordSchema, type RefreshResponse, type UserDto } from '@pipdesk/contract';
+import { type LoginResponse, newPasswordSchema, type RefreshResponse, type Role, type UserDto } from '@pipdesk/contract';
 import { z } from 'zod';
 import type { AppContext } from '../core/context.js';
 import { parseInput } from '../core/validate.js';
@@ -88,6 +88,7 @@ export function createAuthService(deps: AuthDeps) {
       refresh: issued.refresh,
       user: { id: user.id, email: user.email, full_name: user.full_name },
       expires_in: config.accessTokenTtlSeconds,
+      must_change_password: user.must_change_password === 1,
     };
   }
 
@@ -174,10 +175,45 @@ export function createAuthService(deps: AuthDeps) {
       fullName: session.full_name,
       sessionId: claims.sessionId,
       expiresAt: claims.expiresAt,
+      role: session.role,
+      mustChangePassword: session.must_change_password === 1,
     };
   }
 
-  return { login, refresh, logout, verifyAccessToken };
+  /**
+   * Changes the caller's password (docs/academy.md#temporary-passwords): the current one must
+   * match (a wrong one counts as a failed sign-in of the account, so this is no way round the
+   * login throttle), the temporary-password flag is cleared and every other session of the user
+   * ends on every node; the caller's own session goes on.
+   */
+  async function changePassword(
+    caller: AuthUser,
+    currentPassword: string,
+    newPassword: string,
+    address: string,
+  ): Promise<{ endedSessions: number }> {
+    const reservation = await throttle.reserve(caller.email, address, clock.now());
+    if (!reservation.allowed) throw errors.tooManyRequests(reservation.retryAfterSeconds);
+    const user = await repo.findUserById(db.kysely, caller.userId);
+    const passwordOk = await verifyPassword(currentPassword, user?.password_hash);
+    if (!user || !passwordOk) {
+      throw errors.validation('current_password: is not your current password', [
+        { field: 'current_password', message: 'is not your current password' },
+      ]);
+    }
+    // Hash before the transaction: scrypt takes a few hundred ms and must not hold the write lock.
+    const hash = await hashPassword(newPassword);
+    const now = clock.now();
+    const revoked = await writeTransaction(db, async (trx) => {
+      await throttle.succeeded(trx, reservation.ticket);
+      await repo.setPassword(trx, caller.userId, { hash, mustChange: false }, now);
+      return repo.revokeOtherSessions(trx, caller.userId, caller.sessionId, 'password_changed', now);
+    });
+    ended(revoked);
+    return { endedSessions: revoked.length };
+  }
+
+  return { login, refresh, logout, verifyAccessToken, changePassword };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
@@ -250,4 +286,24 @@ export async function resetPassword(
   if (!result) throw errors.traderNotFound(email);
   for (const sessionId of result.sessions) deps.bus.publish('session_revoked', { sessionId });
   return { userId: result.userId, email: result.email, endedSessions: result.sessions.length };
+}
+
+/**
+ * Gives a user a role (`npm run trader -- role`, docs/academy.md#roles). Every request reads the
+ * role from the database, so it applies at the user's next call on every node, without signing in again.
+ */
+export async function setRole(
+  deps: Pick<AppContext, 'db' | 'clock'>,
+  emailAsTyped: string,
+  role: Role,
+): Promise<{ userId: number; email: string; previous: Role; role: Role }> {
+  const email = normalizeEmail(emailAsTyped);
+  const result = await writeTransaction(deps.db, async (trx) => {
+    const user = await repo.findUserByEmail(trx, email);
+    if (!user) return undefined;
+    if (user.role !== role) await repo.setUserRole(trx, user.id, role, deps.clock.now());
+    return { userId: Number(user.id), email: user.email, previous: user.role, role };
+  });
+  if (!result) throw errors.traderNotFound(email);
+  return result;
 }

@@ -11,9 +11,13 @@ export interface UsersTable {
   is_active: number;
   created_at: number;
   updated_at: number;
+  /** Who the user is to the academy (docs/academy.md#roles); added by the academy's migration. */
+  role: Generated<'trader' | 'instructor' | 'admin'>;
+  /** 1 while the password is a temporary one: every call but a few answers 403 (docs/academy.md#temporary-passwords). */
+  must_change_password: Generated<number>;
 }
 
-export type SessionEndReason = 'logout' | 'refresh_reuse' | 'user_disabled' | 'password_reset';
+export type SessionEndReason = 'logout' | 'refresh_reuse' | 'user_disabled' | 'password_reset' | 'password_changed';
 
 /** A sign-in: the family of refresh tokens issued from one login. Access tokens name it in `sid`. */
 export interface SessionsTable {

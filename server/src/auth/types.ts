@@ -7,6 +7,10 @@ export interface AuthUser {
   sessionId: string;
   /** Access token expiry, epoch ms. */
   expiresAt: number;
+  /** Who the user is to the academy, as stored right now (docs/academy.md#roles). */
+  role: 'trader' | 'instructor' | 'admin';
+  /** Signed in with a temporary password not yet changed (docs/academy.md#temporary-passwords). */
+  mustChangePassword: boolean;
 }
 
 declare module 'fastify' {

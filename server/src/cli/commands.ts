@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { ROLES, type Role } from '@pipdesk/contract';
 import { createTrader, listTraders, type TraderSummary } from '../accounts/service.js';
-import { disableTrader, enableTrader, resetPassword } from '../auth/service.js';
+import { disableTrader, enableTrader, resetPassword, setRole } from '../auth/service.js';
 import type { AppContext } from '../core/context.js';
 import { AppError } from '../errors.js';
 import { migrationStatus } from '../migrations.js';
@@ -39,6 +40,8 @@ Commands:
          Lets a disabled trader sign in again.
   reset-password --email <e-mail> [--password-stdin]
          Sets a new password and ends all the trader's sessions.
+  role --email <e-mail> --role <trader|instructor|admin>
+         Gives a user a role: instructors teach cohorts, admins run the academy (applies at their next call).
   migrations
          Lists the database migrations, applied (with when) and pending; changes nothing.`;
 
@@ -212,6 +215,31 @@ async function resetPasswordCommand(args: string[], deps: CliDeps, io: CliIo): P
   return EXIT_OK;
 }
 
+async function role(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { email: { type: 'string' }, role: { type: 'string' } },
+  });
+  const email = required(values.email, '--email');
+  const wanted = required(values.role, '--role').trim().toLowerCase();
+  if (!(ROLES as readonly string[]).includes(wanted)) {
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${values.role}")`);
+  }
+  const result = await setRole(deps, email, wanted as Role);
+  io.out(
+    result.previous === result.role
+      ? `${result.email} is already ${article(result.role)}.`
+      : `${result.email} is now ${article(result.role)} (was ${article(result.previous)}).`,
+  );
+  return EXIT_OK;
+}
+
+function article(word: string): string {
+  return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 async function migrations(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
   parseArgs({ args, strict: true, allowPositionals: false, options: {} });
   const all = await migrationStatus(deps.db);
@@ -232,6 +260,7 @@ const COMMANDS: Record<string, (args: string[], deps: CliDeps, io: CliIo) => Pro
   disable,
   enable,
   'reset-password': resetPasswordCommand,
+  role,
   migrations,
 };
 

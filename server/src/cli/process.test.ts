@@ -1,7 +1,7 @@
 // The real processes: `node server/dist/main.js` (start-up errors, graceful shutdown) and
 // `node server/dist/cli/trader.js`, built from the current sources first.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -9,42 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../demo/seed.js';
+import { buildServer, MAIN_JS, pgUrlIn, ROOT, startChildServer, TRADER_JS } from '../test/child-server.js';
 import { freshDatabase, testDbKind } from '../test/helpers.js';
-
-const root = path.resolve(import.meta.dirname, '../../..');
-const mainJs = path.join(root, 'server/dist/main.js');
-const traderJs = path.join(root, 'server/dist/cli/trader.js');
-
-/** Builds server/dist once even when several suites (SQLite, PostgreSQL) start together. */
-function buildServer(): void {
-  const lock = path.join(tmpdir(), 'pipdesk-server-build.lock');
-  const deadline = Date.now() + 170_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // A lock older than the longest build was left by a killed run.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 170_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`could not take ${lock}`);
-      execFileSync('sleep', ['0.5']);
-    }
-  }
-  try {
-    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'server/tsconfig.json'], {
-      cwd: root,
-      stdio: 'pipe',
-    });
-  } catch (err) {
-    // tsc still emits when some file has a type error; the type check step reports those.
-    // What these tests need is an emitted server.
-    const output = String((err as { stdout?: Buffer }).stdout ?? err);
-    if (!existsSync(mainJs) || !existsSync(traderJs)) throw new Error(`server build failed:\n${output}`);
-    console.warn(`server build reported type errors (tested the emitted files anyway):\n${output.slice(0, 2000)}`);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
 
 interface Finished {
   code: number | null;
@@ -55,7 +21,7 @@ interface Finished {
 
 function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs = 20_000, stdin = ''): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: root, env });
+    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env });
     child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
@@ -77,12 +43,6 @@ function runNode(script: string, args: string[], env: Record<string, string>, ti
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
-
-/** A URL whose connections work in the given schema (how an operator would point at one too). */
-function pgUrlIn(schema: string): string {
-  const base = process.env.TEST_DATABASE_URL!;
-  return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-}
 
 describe('processes', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -136,7 +96,7 @@ describe('processes', () => {
       for (const [bad, variable] of cases.slice(0, 4)) {
         const withoutSecret = { ...env };
         if (variable === 'JWT_SECRET') delete withoutSecret.JWT_SECRET;
-        const result = await runNode(mainJs, [], { ...withoutSecret, ...bad });
+        const result = await runNode(MAIN_JS, [], { ...withoutSecret, ...bad });
         expect(result.code, variable).toBe(1);
         expect(lines(result.stderr), variable).toHaveLength(1);
         expect(result.stderr, variable).toContain(variable);
@@ -146,27 +106,12 @@ describe('processes', () => {
   });
 
   it('SIGTERM: finishes the in-flight sign-in, stops listening, closes the database and exits 0', async () => {
-    const server = spawn(process.execPath, [mainJs], { cwd: root, env: { ...env, PORT: '0', SEED_DEMO: 'true' } });
-    let stdout = '';
-    let stderr = '';
-    server.stderr.on('data', (d) => {
-      stderr += d;
-    });
+    const demo = { ...env, PORT: '0', SEED_DEMO: 'true' };
+    const { process: server, url, stdout } = await startChildServer(demo, { ready: (out) => out.includes('Sign in with') });
     const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
       server.on('exit', (code) => resolve({ code, at: Date.now() })),
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout}${stderr}`)), 30_000);
-      server.stdout.on('data', (d) => {
-        stdout += d;
-        const match = /running at (http:\/\/\S+)/.exec(stdout);
-        if (match && stdout.includes('Sign in with')) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-    });
-    expect(stdout).toContain(`Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
+    expect(stdout()).toContain(`Sign in with ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
 
     // A sign-in spends a few hundred ms in scrypt: SIGTERM lands while it is in flight.
     const inFlight = fetch(`${url}/api/auth/login/`, {
@@ -213,7 +158,7 @@ describe('processes', () => {
 
   it('npm run trader: exit codes and messages of the real binary', async () => {
     const create = await runNode(
-      traderJs,
+      TRADER_JS,
       ['create', '--email', 'Cli.User@example.com', '--name', 'Cli User', '--password-stdin', '--balance', '750.25'],
       env,
       20_000,
@@ -225,7 +170,7 @@ describe('processes', () => {
     );
 
     const again = await runNode(
-      traderJs,
+      TRADER_JS,
       ['create', '--email', 'cli.user@example.com', '--name', 'X', '--password-stdin'],
       env,
       20_000,
@@ -234,26 +179,26 @@ describe('processes', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('Error: A trader with e-mail cli.user@example.com already exists\n');
 
-    const list = await runNode(traderJs, ['list'], env);
+    const list = await runNode(TRADER_JS, ['list'], env);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/cli\.user@example\.com +Cli User +active +750\.25 +1:100/);
 
-    const disable = await runNode(traderJs, ['disable', '--email', 'cli.user@example.com'], env);
+    const disable = await runNode(TRADER_JS, ['disable', '--email', 'cli.user@example.com'], env);
     expect(disable).toMatchObject({ code: 0, stdout: 'Disabled cli.user@example.com; ended 0 sessions.\n' });
 
-    expect((await runNode(traderJs, ['disable', '--email', 'nobody@example.com'], env)).code).toBe(1);
+    expect((await runNode(TRADER_JS, ['disable', '--email', 'nobody@example.com'], env)).code).toBe(1);
     // Not at a terminal and no --password-stdin: refused, nothing waits for a prompt.
-    const noPassword = await runNode(traderJs, ['create', '--email', 'np@example.com', '--name', 'Np'], env);
+    const noPassword = await runNode(TRADER_JS, ['create', '--email', 'np@example.com', '--name', 'Np'], env);
     expect(noPassword.code).toBe(2);
     expect(noPassword.stderr).toMatch(/the password is required: give it on standard input with --password-stdin/);
-    const migrations = await runNode(traderJs, ['migrations'], env);
+    const migrations = await runNode(TRADER_JS, ['migrations'], env);
     expect(migrations.code).toBe(0);
     expect(migrations.stdout).toMatch(/all applied\.\n$/);
 
-    const usage = await runNode(traderJs, [], env);
+    const usage = await runNode(TRADER_JS, [], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('Usage: npm run trader -- <command>');
-    const badConfig = await runNode(traderJs, ['list'], { ...env, DATABASE_URL: 'mysql://x' });
+    const badConfig = await runNode(TRADER_JS, ['list'], { ...env, DATABASE_URL: 'mysql://x' });
     expect(badConfig.code).toBe(1);
     expect(lines(badConfig.stderr)).toHaveLength(1);
     expect(badConfig.stderr).toContain('DATABASE_URL');

@@ -257,6 +257,48 @@ describe('npm run trader', () => {
     expect((await cli('enable', '--email', 'nobody@example.com')).code).toBe(1);
   });
 
+  it('role: sets trader, instructor or admin; applies at the next call without signing in again', async () => {
+    expect((await cli('create', '--email', 'rae@example.com', '--name', 'Rae', '--password', 'rae-password-1')).code).toBe(0);
+    const session = await signIn(t, 'rae@example.com', 'rae-password-1');
+    const headers = { authorization: `Bearer ${session.token}` };
+    const roleNow = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/academy/me/', headers })).json().data.role as string;
+    expect(await roleNow()).toBe('trader');
+
+    expect(await cli('role', '--email', 'RAE@example.com', '--role', 'instructor')).toMatchObject({
+      code: 0,
+      out: 'rae@example.com is now an instructor (was a trader).',
+    });
+    expect(await roleNow()).toBe('instructor');
+    expect((await cli('role', '--email', 'rae@example.com', '--role', 'Admin')).out).toBe(
+      'rae@example.com is now an admin (was an instructor).',
+    );
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/academy/cohorts/',
+          headers,
+          payload: { name: 'By Rae', starting_balance: 100, leverage: 1 },
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect((await cli('role', '--email', 'rae@example.com', '--role', 'admin')).out).toBe('rae@example.com is already an admin.');
+    expect((await cli('role', '--email', 'rae@example.com', '--role', 'trader')).code).toBe(0);
+    expect(await roleNow()).toBe('trader');
+
+    const wrong = await cli('role', '--email', 'rae@example.com', '--role', 'owner');
+    expect(wrong).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--role must be one of trader, instructor, admin (got "owner")'),
+    });
+    expect((await cli('role', '--role', 'admin')).err).toContain('--email is required');
+    expect((await cli('role', '--email', 'rae@example.com')).err).toContain('--role is required');
+    const unknown = await cli('role', '--email', 'nobody@example.com', '--role', 'admin');
+    expect(unknown).toMatchObject({ code: 1, err: 'Error: No trader with e-mail nobody@example.com' });
+    expect((await cli('help')).out).toContain('role --email <e-mail> --role <trader|instructor|admin>');
+  });
+
   it('migrations lists every migration as applied, with when', async () => {
     const res = await cli('migrations');
     expect(res.code).toBe(0);

@@ -3,7 +3,7 @@ import { CandleStore } from '../market/candle-store.js';
 import { MINUTE_MS } from '../market/candles.js';
 import { candlesIn, listPairs } from '../market/repo.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
-import { type FaultProxy, startFaultProxy } from '../test/fault-proxy.js';
+import { type DatabaseFaultProxy, startDatabaseFaultProxy } from '../test/database-fault-proxy.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 
 /**
@@ -12,18 +12,14 @@ import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
  * buffer's bound the oldest go first.
  */
 describe.runIf(testDbKind === 'postgres')('candle writes during a database outage', () => {
-  let proxy: FaultProxy;
+  let proxy: DatabaseFaultProxy;
   let t: TestApp;
 
   beforeAll(async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL!);
-    proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    proxy = await startDatabaseFaultProxy();
     t = await startTestApp({
       priceSource: new ScriptedPriceSource(),
-      env: { DATABASE_URL: viaProxy.toString(), CHART_HISTORY_DAYS: '0', DB_CONNECT_TIMEOUT_MS: '1000' },
+      env: { DATABASE_URL: proxy.databaseUrl().toString(), CHART_HISTORY_DAYS: '0', DB_CONNECT_TIMEOUT_MS: '1000' },
       overrides: { candleWriteBuffer: 3 },
     });
   });

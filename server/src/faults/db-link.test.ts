@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseFaultProxy, startDatabaseFaultProxy } from '../test/database-fault-proxy.js';
 import { insertSignedInTrader } from '../test/factories.js';
-import { type FaultProxy, startFaultProxy } from '../test/fault-proxy.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 
 /**
@@ -10,18 +10,14 @@ import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
  * succeed. Any unhandled error here would fail the run (vitest reports them).
  */
 describe.runIf(testDbKind === 'postgres')('a bad link to the database', () => {
-  let proxy: FaultProxy;
+  let proxy: DatabaseFaultProxy;
   let t: TestApp;
   let headers: { authorization: string };
 
   beforeAll(async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL!);
-    proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    proxy = await startDatabaseFaultProxy();
     t = await startTestApp({
-      env: { DATABASE_URL: viaProxy.toString(), CHART_HISTORY_DAYS: '0', DB_CONNECT_TIMEOUT_MS: '1000' },
+      env: { DATABASE_URL: proxy.databaseUrl().toString(), CHART_HISTORY_DAYS: '0', DB_CONNECT_TIMEOUT_MS: '1000' },
     });
     ({ headers } = await insertSignedInTrader(t));
   });

@@ -1,17 +1,20 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { insertSession } from '../auth/repo.js';
-import { createTokens, newTokenId } from '../auth/tokens.js';
-import { systemClock } from '../core/clock.js';
 import { openDatabase } from '../db/database.js';
-import { writeTransaction } from '../db/transaction.js';
 import { migrateToLatest } from '../migrations.js';
-import { insertTrader } from '../test/factories.js';
-import { type FaultProxy, startFaultProxy } from '../test/fault-proxy.js';
-import { freshDatabase, testConfig, testDbKind, UNTHROTTLED_ENV } from '../test/helpers.js';
+import {
+  buildServer,
+  type ChildServer,
+  type ChildTrader,
+  childServerEnv,
+  insertChildTraders,
+  killChildServer,
+  postMarketOrder,
+  startChildServer,
+} from '../test/child-server.js';
+import { type DatabaseFaultProxy, startDatabaseFaultProxy } from '../test/database-fault-proxy.js';
+import { freshDatabase, testConfig, testDbKind } from '../test/helpers.js';
 import { auditAccount } from '../trading/audit.js';
 
 /**
@@ -22,7 +25,6 @@ import { auditAccount } from '../trading/audit.js';
  * flowing, and take orders again within 5 s of the database's return; every acknowledged
  * order is stored as acknowledged and every account's invariants hold.
  */
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const JWT_SECRET = 'outage-test-secret-outage-test-secret-0123456';
 const SYMBOLS = ['EURUSD', 'USDJPY', 'GBPUSD', 'EURJPY'];
 const OUTAGE_MS = 10_000;
@@ -35,90 +37,52 @@ interface Sent {
   answer?: { orderId: number; orderStatus: string };
 }
 
-interface Trader {
-  accountId: number;
-  authorization: string;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.runIf(testDbKind === 'postgres')('PostgreSQL outage under an order load', () => {
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   let dbConfig: ReturnType<typeof testConfig>['database'];
-  let proxy: FaultProxy;
-  let server: ChildProcess | undefined;
-  let output = '';
-  const traders: Trader[] = [];
+  let proxy: DatabaseFaultProxy;
+  let child: ChildServer | undefined;
+  let traders: ChildTrader[] = [];
 
   beforeAll(async () => {
-    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'server/tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
+    buildServer();
     fresh = await freshDatabase();
     const config = testConfig(fresh.dataDir, { JWT_SECRET });
     dbConfig = config.database;
     const db = openDatabase(dbConfig, { schema: fresh.pgSchema! });
     await migrateToLatest(db);
-    const tokens = createTokens({ ...config, accessTokenTtlSeconds: 24 * 3600 }, systemClock);
-    for (let i = 0; i < 3; i++) {
-      const trader = await insertTrader({ db, clock: systemClock }, { balanceMinor: 100_000_000 });
-      const sessionId = newTokenId();
-      await writeTransaction(db, (trx) => insertSession(trx, { id: sessionId, userId: trader.userId, now: Date.now() }));
-      const { token } = await tokens.sign('access', trader.userId, sessionId);
-      traders.push({ accountId: trader.accountId!, authorization: `Bearer ${token}` });
-    }
+    traders = await insertChildTraders(db, config, 3, 100_000_000);
     await db.close();
 
-    const target = new URL(process.env.TEST_DATABASE_URL!);
-    proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(target);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    proxy = await startDatabaseFaultProxy();
+    const viaProxy = proxy.databaseUrl();
     viaProxy.searchParams.set('options', `-c search_path=${fresh.pgSchema}`);
-    server = spawn(process.execPath, [path.join(ROOT, 'server/dist/main.js')], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: fresh.dataDir,
-        DATABASE_URL: viaProxy.toString(),
-        JWT_SECRET,
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'error',
-        CHART_HISTORY_DAYS: '0',
-        PRICE_SOURCE: 'simulator',
-        PRICE_SEED: '4242',
-        DB_CONNECT_TIMEOUT_MS: '1000',
-        // The order load is far faster than any trader: measure the outage, not the rate limits.
-        ...UNTHROTTLED_ENV,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // The database through the proxy, in this test's schema (the child's own DATABASE_URL).
+    const env = childServerEnv({ dataDir: fresh.dataDir }, JWT_SECRET, {
+      DATABASE_URL: viaProxy.toString(),
+      LOG_LEVEL: 'error',
+      PRICE_SOURCE: 'simulator',
+      PRICE_SEED: '4242',
+      DB_CONNECT_TIMEOUT_MS: '1000',
     });
-    const onData = (chunk: Buffer) => {
-      // The last part is enough to explain a failure.
-      output = (output + chunk.toString()).slice(-20_000);
-    };
-    server.stdout!.on('data', onData);
-    server.stderr!.on('data', onData);
+    child = await startChildServer(env, { timeoutMs: 60_000 });
   }, 240_000);
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGKILL');
-      await exited;
-    }
+    await killChildServer(child?.process);
     await proxy?.close();
     await fresh?.drop();
   });
 
   it('answers 503 with Retry-After during a 10 s cut, resumes by itself, loses nothing', async () => {
-    const url = await serverUrl();
+    const { url, process: server, output } = child!;
     let exit: string | undefined;
     // Every wait below races the process's death, so an exit fails the test with its output.
     const died = new Promise<never>((_, reject) => {
-      server!.once('exit', (code, signal) => {
-        exit = `server exited (${code ?? signal}) during the outage test:\n${output}`;
+      server.once('exit', (code, signal) => {
+        exit = `server exited (${code ?? signal}) during the outage test:\n${output()}`;
         reject(new Error(exit));
       });
     });
@@ -135,16 +99,7 @@ describe.runIf(testDbKind === 'postgres')('PostgreSQL outage under an order load
 
     /** Sends one order; an answer must come within 10 s and be 201, 422 or the 503 of the catalogue. */
     const send = async (sent: Sent): Promise<void> => {
-      const res = await fetch(`${url}/api/trading/place-market-order/`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: traders[sent.trader]!.authorization,
-          'idempotency-key': sent.key,
-        },
-        body: JSON.stringify(sent.body),
-        signal: AbortSignal.timeout(10_000),
-      });
+      const res = await postMarketOrder(url, traders[sent.trader]!, sent.key, sent.body);
       const body = (await res.json()) as {
         code?: string;
         details?: { retry_after_seconds?: number };
@@ -260,22 +215,10 @@ describe.runIf(testDbKind === 'postgres')('PostgreSQL outage under an order load
     } finally {
       await db.close();
     }
-    expect(server!.exitCode).toBeNull();
+    expect(server.exitCode).toBeNull();
     console.log(
       `outage test: ${all.length} orders, answers ${JSON.stringify(Object.fromEntries(statuses))}, ` +
         `${unavailable.length} answered 503 (Retry-After ${lastRetryAfter}), first order ${firstAckAfterHeal! - healedAt} ms after healing`,
     );
   }, 90_000);
-
-  /** The URL the server prints once it listens (it may also fail to start: show why). */
-  async function serverUrl(): Promise<string> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const match = /running at (http:\/\/[^\s]+)/.exec(output);
-      if (match) return match[1]!;
-      if (server!.exitCode !== null) throw new Error(`server exited at start: ${output}`);
-      if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-      await sleep(100);
-    }
-  }
 });

@@ -2,7 +2,11 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setRole } from '../auth/service.js';
+import { writeTransaction } from '../db/transaction.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
+import { signedInWithRole } from '../test/academy.js';
+import { insertSignedInTrader } from '../test/factories.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';
 import { addTrader } from '../test/traders.js';
 import { answerSchemaName, type OpenApiDocument, openApiPath } from './document.js';
@@ -340,6 +344,124 @@ describe('every documented call answers as documented', () => {
       ).statusCode,
     ).toBe(200);
     expect((await call('journalTags', { headers })).json().data).toEqual(['plan']);
+
+    // The academy's console: this trader as the student of an instructor's cohort (docs/academy.md).
+    const teacher = await insertSignedInTrader(t, { withAccount: false });
+    await setRole(t.ctx, teacher.email, 'instructor');
+    const cohortId = await writeTransaction(t.ctx.db, async (trx) => {
+      const now = Date.now();
+      const cohort = await trx
+        .insertInto('cohorts')
+        .values({
+          name: 'OpenAPI cohort',
+          description: '',
+          starting_balance_minor: 1_000_000,
+          leverage: 100,
+          starts_at: null,
+          ends_at: null,
+          allow_self_reset: 0,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = Number(cohort.id);
+      await trx.insertInto('cohort_instructors').values({ cohort_id: id, user_id: teacher.userId, added_at: now }).execute();
+      await trx
+        .insertInto('cohort_members')
+        .values({ cohort_id: id, user_id: trader.userId, added_at: now, active: 1 })
+        .execute();
+      return id;
+    });
+    const student = `/api/academy/students/${trader.userId}`;
+    expect(
+      (await call('cohortRoster', { url: `/api/academy/cohorts/${cohortId}/roster/`, headers: teacher.headers })).statusCode,
+    ).toBe(200);
+    expect((await call('cohortRoster', { url: `/api/academy/cohorts/${cohortId}/roster/`, headers })).statusCode).toBe(403);
+    expect((await call('cohortLeaderboard', { url: `/api/academy/cohorts/${cohortId}/leaderboard/`, headers })).statusCode).toBe(
+      200,
+    );
+    expect((await call('studentDashboard', { url: `${student}/`, headers: teacher.headers })).statusCode).toBe(200);
+    expect(
+      (await call('studentOrders', { url: `${student}/orders/`, headers: teacher.headers, query: { page_size: '2' } }))
+        .statusCode,
+    ).toBe(200);
+    expect((await call('studentPerformance', { url: `${student}/performance/`, headers: teacher.headers })).statusCode).toBe(200);
+    expect((await call('studentJournal', { url: `${student}/journal/`, headers: teacher.headers })).statusCode).toBe(200);
+    expect(
+      (await call('studentJournal', { url: '/api/academy/students/999999/journal/', headers: teacher.headers })).statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await call('commentOnTrade', {
+          url: `${student}/comments/`,
+          headers: teacher.headers,
+          payload: { trade_id: tradeId, text: 'Why here?' },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const reset = await call('resetStudent', {
+      url: `${student}/reset/`,
+      headers: { ...teacher.headers, 'idempotency-key': 'openapi-reset-1' },
+    });
+    expect(reset.statusCode).toBe(200);
+
+    // The academy's cohorts, instructors and members, and the password change (docs/academy.md).
+    const admin = await signedInWithRole(t, 'admin');
+    expect((await call('academyMe', { headers: admin.headers })).statusCode).toBe(200);
+    const cohort = await call('createCohort', {
+      headers: admin.headers,
+      payload: { name: 'Documented', starting_balance: 2500.5, leverage: 30, starts_at: '2027-01-04' },
+    });
+    expect(cohort.statusCode).toBe(201);
+    const cohortUrl = `/api/academy/cohorts/${cohort.json().data.id}/`;
+    expect((await call('createCohort', { headers, payload: { name: 'x' } })).statusCode).toBe(403);
+    expect((await call('listCohorts', { headers: admin.headers })).statusCode).toBe(200);
+    expect(
+      (await call('updateCohort', { url: cohortUrl, headers: admin.headers, payload: { allow_self_reset: true } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await call('updateCohort', { url: '/api/academy/cohorts/999999/', headers: admin.headers, payload: { name: 'x' } }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await call('addCohortInstructor', {
+          url: `${cohortUrl}instructors/`,
+          headers: admin.headers,
+          payload: { email: teacher.email },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await call('removeCohortInstructor', {
+          url: `${cohortUrl}instructors/`,
+          headers: admin.headers,
+          payload: { email: teacher.email },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const imported = await call('importCohortMembers', {
+      url: `${cohortUrl}members/`,
+      headers: admin.headers,
+      payload: { students: [{ email: `documented.${process.pid}@example.com`, full_name: 'Doc U. Mented' }, { email: 'bad' }] },
+    });
+    expect(imported.statusCode).toBe(200);
+    const importedId = imported.json().data.created[0].user_id as number;
+    expect(
+      (await call('removeCohortMember', { url: `${cohortUrl}members/${importedId}/`, headers: admin.headers })).statusCode,
+    ).toBe(200);
+    expect((await call('removeCohortMember', { url: `${cohortUrl}members/${importedId}/`, headers })).statusCode).toBe(403);
+    expect(
+      (
+        await call('changePassword', {
+          headers: admin.headers,
+          payload: { current_password: admin.password, new_password: 'a new admin password' },
+        })
+      ).statusCode,
+    ).toBe(200);
 
     // News, health, demo, the document itself.
     expect((await call('news', { headers, query: { limit: '5' } })).statusCode).toBe(200);

@@ -173,3 +173,17 @@ function rejectionCode(text: string | null): string {
   if (text?.startsWith('Trading account is not active')) return 'ACCOUNT_NOT_ACTIVE';
   return 'OTHER';
 }
+
+/** The payload of an account reset: as a balance adjustment, which every node's live book already follows. */
+export type AccountResetPayload = BalanceAdjustedPayload;
+
+/**
+ * Announces an academy reset's new balance (docs/academy.md#reset) after commit: the live books
+ * and the trader's P&L stream follow it as they follow a balance adjustment. The closes and
+ * cancels the reset made were announced one by one before it.
+ */
+export function publishAccountReset(deps: Pick<TradingDeps, 'bus' | 'log'>, payload: AccountResetPayload, by: number): void {
+  // One line per reset (docs/operations.md#logs).
+  deps.log.info({ userId: payload.userId, accountId: payload.accountId, amountMinor: payload.amount_minor, by }, 'account reset');
+  publishMessage(deps, BALANCE_ADJUSTED_TOPIC, payload);
+}

@@ -16,6 +16,7 @@ import { type PlaceOrderInput, type PlaceOrderResult, placeMarketOrder } from '.
 import { type PlacePendingOrderInput, type PlacePendingOrderResult, placePendingOrder } from './commands/place-pending-order.js';
 import { protectNegativeBalance } from './commands/protect-negative-balance.js';
 import { purgeIdempotencyKeys } from './commands/purge-idempotency-keys.js';
+import { type ResetAccountInput, type ResetAccountResult, resetAccount } from './commands/reset-account.js';
 import { createTriggerExecutor } from './commands/triggers.js';
 import type { TradingDeps } from './deps.js';
 import type { TriggerExecutor } from './engine/ports.js';
@@ -37,6 +38,7 @@ export type { ModifyOrderInput } from './commands/modify-order.js';
 export type { ModifyPositionInput } from './commands/modify-position.js';
 export type { PlaceOrderInput, PlaceOrderResult } from './commands/place-market-order.js';
 export type { PlacePendingOrderInput, PlacePendingOrderResult } from './commands/place-pending-order.js';
+export type { ResetAccountInput, ResetAccountResult } from './commands/reset-account.js';
 export {
   BALANCE_ADJUSTED_TOPIC,
   ORDER_UPDATE_TOPIC,
@@ -109,6 +111,8 @@ export interface TradingServiceImpl extends TradingService {
   modifyPosition(userId: number, positionId: number, input: ModifyPositionInput): Promise<ModifyPositionResponse>;
   /** Every order matching the orders/ filters as CSV text chunks (header first); 400 on bad filters, thrown at once. */
   exportOrders(userId: UserId, query: OrdersQuery): AsyncGenerator<string>;
+  /** The academy's reset of a trader's account (docs/academy.md#reset); tells whether the answer is a replayed one. */
+  resetAccount(input: ResetAccountInput, idempotencyKey?: string): Promise<{ response: ResetAccountResult; replayed: boolean }>;
 }
 
 export function createTradingService(ctx: AppContext, market: Pick<MarketModule, 'pairs' | 'prices'>): TradingServiceImpl {
@@ -141,5 +145,6 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
     cancelOrder: (user, order) => cancelOrder(deps, userId(user), orderId(order)),
     modifyPosition: (user, position, input) => modifyPosition(deps, userId(user), positionId(position), input),
     exportOrders: (user, query) => exportOrdersCsv(deps, user, query),
+    resetAccount: (input, key) => resetAccount(deps, input, key),
   };
 }

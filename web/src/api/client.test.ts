@@ -7,6 +7,8 @@ import { ApiError, NetworkError } from './errors';
 import { TokenStore } from './tokens';
 
 const okSchema = z.object({ path: z.string() });
+const FILE = '/api/files/report.csv';
+const CSV = 'id,symbol\r\n7,EURUSD\r\n';
 
 describe('ApiClient', () => {
   let server: FakeAuthServer;
@@ -136,6 +138,78 @@ describe('ApiClient', () => {
   it('turns a refused fetch into a NetworkError carrying its message', async () => {
     server.script('/api/health/', 'network-error');
     await expect(client.get('/health/', z.unknown())).rejects.toThrow(new NetworkError('Failed to fetch'));
+  });
+
+  describe('download', () => {
+    /** The file's answer: CSV, which the JSON-speaking fake server cannot give, so it is answered here. */
+    let fileReply: (signedIn: boolean) => Response;
+    let fileCalls: Array<{ url: URL; accept: string | null; authorization: string | null }>;
+    /** Access tokens the file answers 401 to (as after the server forgot them). */
+    let revoked: Set<string>;
+
+    beforeEach(() => {
+      fileCalls = [];
+      revoked = new Set();
+      fileReply = (signedIn) =>
+        signedIn
+          ? new Response(CSV, { status: 200, headers: { 'content-type': 'text/csv' } })
+          : new Response(JSON.stringify({ success: false, error: 'Invalid or expired token' }), { status: 401 });
+      const json = server.fetch.getMockImplementation()!;
+      server.fetch.mockImplementation(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+        const url = new URL(String(input), 'http://pipdesk.test');
+        if (url.pathname !== FILE) return json(input, init);
+        const headers = new Headers(init.headers);
+        const authorization = headers.get('authorization');
+        fileCalls.push({ url, accept: headers.get('accept'), authorization });
+        const token = authorization?.replace(/^Bearer /, '');
+        return fileReply(token !== undefined && token === tokens.read().access && !revoked.has(token));
+      });
+    });
+
+    it('GETs the file with the bearer token, the Accept asked for and the query, and returns its bytes', async () => {
+      const { access } = server.signedInBefore();
+      const blob = await client.download('/files/report.csv', {
+        query: { status: 'FILLED', side: '', page: null },
+        accept: 'text/csv',
+      });
+      expect(await blob.text()).toBe(CSV);
+      expect(fileCalls).toHaveLength(1);
+      expect(fileCalls[0]!.authorization).toBe(`Bearer ${access}`);
+      expect(fileCalls[0]!.accept).toBe('text/csv');
+      expect(Object.fromEntries(fileCalls[0]!.url.searchParams)).toEqual({ status: 'FILLED' });
+      expect(readApiLog().at(-1)).toMatchObject({ method: 'GET', path: FILE, status: 200 });
+    });
+
+    it('answers a 401 with the shared refresh and one retry carrying the new token', async () => {
+      const old = server.signedInBefore();
+      revoked.add(old.access);
+      const blob = await client.download('/files/report.csv');
+      expect(await blob.text()).toBe(CSV);
+      expect(server.callsTo('/api/auth/refresh/')).toHaveLength(1);
+      expect(fileCalls.map((c) => c.authorization)).toEqual([`Bearer ${old.access}`, `Bearer ${tokens.read().access}`]);
+      expect(tokens.read().access).not.toBe(old.access);
+      expect(sessionEnded).not.toHaveBeenCalled();
+    });
+
+    it('ends the session when the retry is refused too', async () => {
+      server.signedInBefore();
+      fileReply = () => new Response(JSON.stringify({ success: false, error: 'Invalid or expired token' }), { status: 401 });
+      await expect(client.download('/files/report.csv')).rejects.toMatchObject({ status: 401 });
+      expect(fileCalls).toHaveLength(2);
+      expect(sessionEnded).toHaveBeenCalledTimes(1);
+      expect(tokens.read().access).toBeNull();
+    });
+
+    it("reads a refusal as the JSON envelope: the server's code and text", async () => {
+      server.signedInBefore();
+      fileReply = () =>
+        new Response(JSON.stringify({ success: false, code: 'VALIDATION_ERROR', error: 'date_from must be a date' }), {
+          status: 400,
+        });
+      const failure = await client.download('/files/report.csv').catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(ApiError);
+      expect(failure).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', serverMessage: 'date_from must be a date' });
+    });
   });
 });
 

@@ -32,10 +32,20 @@ export interface RequestOptions<T> {
   bearer?: string | null;
 }
 
+/** What `download` takes: a GET with a query, and the file type it accepts. */
+export interface DownloadOptions extends Pick<RequestOptions<unknown>, 'query' | 'signal'> {
+  /** The Accept header (e.g. `text/csv`); JSON when absent. */
+  accept?: string;
+}
+
 interface RawAnswer {
   status: number;
+  /** The parsed JSON (undefined when empty or not JSON); a Blob for a successful download. */
   body: unknown;
 }
+
+/** How a successful answer's body is read; a failure's is always read as JSON. */
+type AnswerBody = 'json' | 'blob';
 
 // The refresh answer's `refresh` is optional in docs/api.md#auth-calls; the old one is kept when absent.
 const refreshAnswerSchema = enveloped(refreshResponseSchema.partial({ refresh: true }));
@@ -83,8 +93,39 @@ export class ApiClient {
    * spec shapes without the envelope (orders, news); `get`/`post` for the `{success, data}` ones.
    */
   async request<T>(path: string, options: RequestOptions<T>): Promise<T> {
+    const answer = await this.withSession(path, options, 'json');
+    try {
+      return options.schema.parse(answer.body);
+    } catch {
+      throw new ApiError(answer.status, 'BAD_RESPONSE', serverMessageOf(answer.body), answer.body);
+    }
+  }
+
+  /**
+   * GET a file (the orders' CSV export) as a Blob: the bearer token and the 401 rule as every
+   * call, since a plain link could not send the token; a failure is read as the JSON envelope.
+   */
+  async download(path: string, options: DownloadOptions = {}): Promise<Blob> {
+    const { accept, ...rest } = options;
+    const answer = await this.withSession(
+      path,
+      { ...rest, method: 'GET', headers: accept ? { Accept: accept } : undefined },
+      'blob',
+    );
+    return answer.body as Blob;
+  }
+
+  /**
+   * Sends a call with the stored (or given) token and applies the 401 rule: one refresh shared by
+   * concurrent callers, one retry, else the session ends. Any other non-2xx answer throws.
+   */
+  private async withSession(
+    path: string,
+    options: Omit<RequestOptions<unknown>, 'schema'>,
+    read: AnswerBody,
+  ): Promise<RawAnswer> {
     const sentWith = options.bearer !== undefined ? options.bearer : this.tokens.read().access;
-    let answer = await this.send(path, options, sentWith);
+    let answer = await this.send(path, options, sentWith, read);
     if (answer.status === 401 && options.renewOn401 !== false) {
       let access: string;
       try {
@@ -95,18 +136,14 @@ export class ApiClient {
         this.endSession();
         throw this.failure(answer);
       }
-      answer = await this.send(path, options, access);
+      answer = await this.send(path, options, access, read);
       if (answer.status === 401) {
         this.endSession();
         throw this.failure(answer);
       }
     }
     if (answer.status < 200 || answer.status >= 300) throw this.failure(answer);
-    try {
-      return options.schema.parse(answer.body);
-    } catch {
-      throw new ApiError(answer.status, 'BAD_RESPONSE', serverMessageOf(answer.body), answer.body);
-    }
+    return answer;
   }
 
   /**
@@ -174,6 +211,7 @@ export class ApiClient {
     path: string,
     options: Omit<RequestOptions<unknown>, 'schema'>,
     bearer: string | null | undefined,
+    read: AnswerBody = 'json',
   ): Promise<RawAnswer> {
     const method = options.method ?? 'GET';
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
@@ -199,18 +237,22 @@ export class ApiClient {
       throw new NetworkError(err instanceof Error ? err.message : '');
     }
     let body: unknown;
-    try {
-      const raw = await response.text();
-      body = raw === '' ? undefined : JSON.parse(raw);
-    } catch {
-      body = undefined;
+    if (read === 'blob' && response.ok) body = await response.blob();
+    else {
+      try {
+        const raw = await response.text();
+        body = raw === '' ? undefined : JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
     }
     log(response.status);
     return { status: response.status, body };
   }
 }
 
-function queryString(query: Record<string, QueryValue> | undefined): string {
+/** `?a=1&b=x` for a call's query (null, undefined and '' left out); '' when nothing is left. */
+export function queryString(query: Record<string, QueryValue> | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== null && v !== undefined && v !== '') params.set(k, String(v));

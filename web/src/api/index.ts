@@ -3,8 +3,8 @@ import { TokenStore } from './tokens';
 
 export type { ApiLogEntry } from './apiLog';
 export { API_LOG_LIMIT, readApiLog } from './apiLog';
-export type { HttpMethod, QueryValue, RequestOptions, Schema } from './client';
-export { ApiClient, anyAnswer, enveloped } from './client';
+export type { DownloadOptions, HttpMethod, QueryValue, RequestOptions, Schema } from './client';
+export { ApiClient, anyAnswer, enveloped, queryString } from './client';
 export { ApiError, errorMessage, NETWORK_FAILURE_TEXT, NetworkError } from './errors';
 export type { StoredTokens, TokenChange } from './tokens';
 export { TokenStore } from './tokens';

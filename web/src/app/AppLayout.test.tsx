@@ -74,6 +74,27 @@ describe('layout and routes (docs/screens.md#routes)', () => {
     expect(current().map((l) => l.textContent)).toEqual(['Dashboard']);
   });
 
+  it("adds the academy's links after the spec's, which stay first and in order (docs/screens.md#academy)", async () => {
+    const server = new FakeAuthServer().install();
+    server.signedInBefore();
+    server.on('/api/academy/me/', () => ({
+      status: 200,
+      body: { success: true, data: { id: 1, role: 'admin', must_change_password: false, cohort_id: 7 } },
+    }));
+    await renderSignedIn('/');
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    await within(nav).findByRole('link', { name: 'Academy' });
+    expect(
+      within(nav)
+        .getAllByRole('link')
+        .map((l) => l.textContent),
+    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Academy', 'Leaderboard']);
+    expect(within(screen.getByRole('banner')).getByRole('link', { name: 'Change password' })).toHaveAttribute(
+      'href',
+      '/account/password',
+    );
+  });
+
   it('opens and closes the mobile menu, which closes itself after navigating', async () => {
     const user = userEvent.setup();
     await renderSignedIn('/');

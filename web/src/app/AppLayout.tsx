@@ -2,6 +2,8 @@ import { useEffect, useId, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession, useTrader } from '../auth/SessionProvider';
 import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
+import { useAcademyMe } from '../features/academy/api';
+import { academyLinks } from '../features/academy/links';
 import { ConnectionIndicator } from '../realtime/ConnectionStatus';
 import './layout.css';
 
@@ -20,6 +22,9 @@ export function AppLayout() {
   const { pathname } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuId = useId();
+  // After the spec's links: Academy for instructors and admins, Leaderboard for a cohort's traders.
+  const me = useAcademyMe();
+  const extraLinks = academyLinks(typeof me.data === 'object' ? me.data : undefined);
 
   // A page change closes the mobile menu.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation on purpose
@@ -66,11 +71,19 @@ export function AppLayout() {
                   {link.label}
                 </NavLink>
               ))}
+              {extraLinks.map((link) => (
+                <NavLink key={link.to} to={link.to} className="app-nav__link">
+                  {link.label}
+                </NavLink>
+              ))}
             </nav>
             <div className="app-user">
               <span className="app-user__welcome" title={`Welcome ${trader.full_name}`}>
                 Welcome <strong>{trader.full_name}</strong>
               </span>
+              <NavLink to="/account/password" className="app-nav__link app-user__password">
+                Change password
+              </NavLink>
               <button type="button" className="btn btn--secondary btn--sm" onClick={() => void logout()}>
                 Logout
               </button>

@@ -3,6 +3,12 @@ import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { LoginPage } from '../auth/LoginPage';
 import { useSession } from '../auth/SessionProvider';
 import { LoadingScreen } from '../components';
+import { AcademyPage } from '../features/academy/AcademyPage';
+import { CohortPage } from '../features/academy/CohortPage';
+import { LeaderboardPage } from '../features/academy/LeaderboardPage';
+import { StudentPage } from '../features/academy/StudentPage';
+import { useMustChangePassword } from '../features/account/api';
+import { ChangePasswordPage, ForcedPasswordChange } from '../features/account/ChangePasswordPage';
 import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { NewsPage } from '../features/news/NewsPage';
 import { OrdersPage } from '../features/orders/OrdersPage';
@@ -31,7 +37,19 @@ function RequireSession({ children }: { children: ReactNode }) {
     const from = `${location.pathname}${location.search}${location.hash}`;
     return <Navigate to="/login" replace state={{ from } satisfies LoginLocationState} />;
   }
-  return children;
+  return <RequirePasswordChanged>{children}</RequirePasswordChanged>;
+}
+
+/** The change-password screen path; a temporary password keeps the user there (docs/screens.md#change-password). */
+const PASSWORD_PATH = '/account/password';
+
+/** A temporary password blocks every screen but the change-password one, shown without the app around it. */
+function RequirePasswordChanged({ children }: { children: ReactNode }) {
+  const mustChange = useMustChangePassword();
+  const location = useLocation();
+  if (!mustChange) return children;
+  if (location.pathname !== PASSWORD_PATH) return <Navigate to={PASSWORD_PATH} replace />;
+  return <ForcedPasswordChange />;
 }
 
 /**
@@ -76,6 +94,11 @@ export function AppRoutes() {
         <Route path="orders" element={<OrdersPage />} />
         <Route path="news" element={<NewsPage />} />
         <Route path="performance" element={<PerformancePage />} />
+        <Route path="academy" element={<AcademyPage />} />
+        <Route path="academy/cohorts/:cohortId" element={<CohortPage />} />
+        <Route path="academy/students/:studentId" element={<StudentPage />} />
+        <Route path="leaderboard" element={<LeaderboardPage />} />
+        <Route path="account/password" element={<ChangePasswordPage />} />
         <Route path="*" element={<Navigate to="/" replace />} />
       </Route>
     </Routes>

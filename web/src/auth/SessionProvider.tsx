@@ -7,6 +7,8 @@ interface SessionContextValue {
   state: SessionState;
   login(email: string, password: string): Promise<void>;
   logout(): Promise<void>;
+  /** After a successful password change: lifts the change-password screen a temporary password put first. */
+  passwordChanged(): void;
 }
 
 const SessionContext = createContext<SessionContextValue | null>(null);
@@ -20,7 +22,12 @@ export function SessionProvider({ children, client = defaultApi }: { children: R
     return () => controller.stop();
   }, [controller]);
   const value = useMemo<SessionContextValue>(
-    () => ({ state, login: (e, p) => controller.login(e, p), logout: () => controller.logout() }),
+    () => ({
+      state,
+      login: (e, p) => controller.login(e, p),
+      logout: () => controller.logout(),
+      passwordChanged: () => controller.passwordChanged(),
+    }),
     [state, controller],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;

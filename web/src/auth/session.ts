@@ -9,7 +9,7 @@ import { isAccessTokenUsable, isRefreshTokenUsable, REFRESH_RETRY_MS, refreshDel
 export type SessionState =
   | { status: 'checking' }
   | { status: 'signed-out'; loggedOut?: boolean }
-  | { status: 'signed-in'; user: UserDto };
+  | { status: 'signed-in'; user: UserDto; mustChangePassword?: boolean };
 
 const loginAnswer = enveloped<LoginResponse>(loginResponseSchema);
 /** Logout gets a few seconds; the tokens are already gone locally by then. */
@@ -89,7 +89,18 @@ export class SessionController {
       renewOn401: false,
     });
     this.tokens.save({ access: data.token, refresh: data.refresh });
-    this.setState({ status: 'signed-in', user: data.user });
+    // A temporary password: the change-password screen comes first (docs/screens.md#change-password).
+    this.setState(
+      data.must_change_password
+        ? { status: 'signed-in', user: data.user, mustChangePassword: true }
+        : { status: 'signed-in', user: data.user },
+    );
+  }
+
+  /** The password was changed: the session goes on without the change-password screen. */
+  passwordChanged(): void {
+    if (this.state.status === 'signed-in' && this.state.mustChangePassword)
+      this.setState({ status: 'signed-in', user: this.state.user });
   }
 
   /** Signs out at once locally; the server is told on the way, and its failure is ignored (docs/screens.md#sign-in-and-session). */

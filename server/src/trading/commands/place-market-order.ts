@@ -1,11 +1,9 @@
 import { Dec, isLotStep, type OrderSide, type PlaceMarketOrderResponse } from '@pipdesk/contract';
-import { lockAccountByUser } from '../../accounts/index.js';
-import { errors } from '../../errors.js';
 import type { PairCatalog } from '../../market/index.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
 import { execute } from '../execution.js';
-import { rememberAnswer, replay, requestHash, storedAnswerOf } from '../idempotency.js';
+import { rememberAnswer } from '../idempotency.js';
 import { centilotsFromLots } from '../math.js';
 import {
   checkProtection,
@@ -18,6 +16,7 @@ import {
 import { executionEvent, filledAnswer, lotsFromCentilotsNumber, rejectionError, storedAnswer } from '../presenter.js';
 import * as repo from '../repo.js';
 import type { UserId } from '../types.js';
+import { placeWithKey } from './keyed-placement.js';
 
 export interface PlaceOrderInput {
   symbol: string;
@@ -60,50 +59,45 @@ export async function placeMarketOrder(
   const { pair, quantityCentilots } = validateOrder(deps.pairs, input);
   const protection = protectionValues(pair, input);
   const protected_ = hasProtectionValues(protection);
-  const hash = idempotencyKey
-    ? requestHash({
-        symbol: pair.symbol,
-        side: input.side,
-        quantity: lotsFromCentilotsNumber(quantityCentilots),
-        // Only when sent, so a plain order's fingerprint is what it always was.
-        ...(protected_ ? protectionFingerprint(protection) : {}),
-      })
-    : '';
-  const keyUse = idempotencyKey ? { userId, key: idempotencyKey, hash } : undefined;
-  const release = keyUse ? deps.inFlight.acquire(userId, keyUse.key, hash) : undefined;
-  try {
-    const outcome = await deps.writes.run(async (trx) => {
-      const account = await lockAccountByUser(trx, userId);
-      if (!account) throw errors.noTradingAccount();
-      const stored = keyUse && (await storedAnswerOf(trx, keyUse));
-      if (stored) return { kind: 'replay' as const, answer: stored };
-      if (protected_) checkMarketProtection(deps, pair.symbol, input.side, protection);
-      const positions = await repo.openPositions(trx, Number(account.id));
-      const execution = await execute(deps, trx, {
-        account,
-        pair,
-        side: input.side,
-        quantityCentilots,
-        reason: 'client',
-        positions,
-        ...(protected_ ? { protection: storedProtectionOf(protection) } : {}),
-      });
-      const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;
-      if (keyUse) {
-        const stored = storedAnswer(answer, execution.kind === 'rejected' ? rejectionError(execution, pair) : null);
-        await rememberAnswer(trx, keyUse, stored, execution.order.created_at);
-      }
-      return { kind: 'executed' as const, account, execution, answer };
-    });
-    if (outcome.kind === 'replay') return replay<PlaceOrderResult>(outcome.answer);
-    const { account, execution, answer } = outcome;
-    const event = executionEvent(execution, answer, Number(account.leverage), pair);
-    publishExecutionEffects(deps, userId, Number(account.id), execution, event);
-    if (execution.kind === 'rejected') throw rejectionError(execution, pair);
-    return { response: answer!, replayed: false };
-  } finally {
-    release?.();
-  }
+  return placeWithKey(
+    deps,
+    userId,
+    idempotencyKey,
+    () => ({
+      symbol: pair.symbol,
+      side: input.side,
+      quantity: lotsFromCentilotsNumber(quantityCentilots),
+      // Only when sent, so a plain order's fingerprint is what it always was.
+      ...(protected_ ? protectionFingerprint(protection) : {}),
+    }),
+    {
+      place: async (trx, account, keyUse) => {
+        if (protected_) checkMarketProtection(deps, pair.symbol, input.side, protection);
+        const positions = await repo.openPositions(trx, Number(account.id));
+        const execution = await execute(deps, trx, {
+          account,
+          pair,
+          side: input.side,
+          quantityCentilots,
+          reason: 'client',
+          positions,
+          ...(protected_ ? { protection: storedProtectionOf(protection) } : {}),
+        });
+        const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;
+        if (keyUse) {
+          const stored = storedAnswer(answer, execution.kind === 'rejected' ? rejectionError(execution, pair) : null);
+          await rememberAnswer(trx, keyUse, stored, execution.order.created_at);
+        }
+        return { account, execution, answer };
+      },
+      answer: ({ account, execution, answer }): PlaceOrderResult => {
+        const event = executionEvent(execution, answer, Number(account.leverage), pair);
+        publishExecutionEffects(deps, userId, Number(account.id), execution, event);
+        if (execution.kind === 'rejected') throw rejectionError(execution, pair);
+        return answer!;
+      },
+    },
+  );
 }
 
 export function protectionFingerprint(p: ProtectionValues): Record<string, unknown> {

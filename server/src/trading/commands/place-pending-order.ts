@@ -1,9 +1,8 @@
 import type { Dec, OrderResponse, PlacePendingOrderRequest } from '@pipdesk/contract';
-import { lockAccountByUser } from '../../accounts/index.js';
 import { type AppError, errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishOrderUpdate } from '../events.js';
-import { rememberAnswer, replay, requestHash, storedAnswerOf } from '../idempotency.js';
+import { rememberAnswer } from '../idempotency.js';
 import { priceToE10 } from '../math.js';
 import {
   checkExpiry,
@@ -19,6 +18,7 @@ import { INITIAL_ORDER_STATUS, transition } from '../order-status.js';
 import { lotsFromCentilotsNumber, orderDto, restingOrderState, storedAnswer } from '../presenter.js';
 import * as repo from '../repo.js';
 import type { UserId } from '../types.js';
+import { placeWithKey } from './keyed-placement.js';
 import { protectionFingerprint, validateOrder } from './place-market-order.js';
 
 export type PlacePendingOrderInput = PlacePendingOrderRequest;
@@ -55,78 +55,73 @@ export async function placePendingOrder(
   // A pending order's protection is judged by its entry: its price, or a STOP_LIMIT's limit.
   checkProtection(input.side === 'BUY', limitPrice ?? price, protection, 'the entry price');
 
-  const hash = idempotencyKey
-    ? requestHash({
-        call: 'place-pending-order',
-        symbol: pair.symbol,
-        side: input.side,
-        order_type: type,
-        quantity: lotsFromCentilotsNumber(quantityCentilots),
-        price: price.toString(),
-        limit_price: limitPrice?.toString() ?? null,
-        time_in_force: timeInForce,
-        expires_at: expiresAt,
-        ...protectionFingerprint(protection),
-      })
-    : '';
-  const keyUse = idempotencyKey ? { userId, key: idempotencyKey, hash } : undefined;
-  const release = keyUse ? deps.inFlight.acquire(userId, keyUse.key, hash) : undefined;
-  try {
-    const outcome = await deps.writes.run(async (trx) => {
-      const account = await lockAccountByUser(trx, userId);
-      if (!account) throw errors.noTradingAccount();
-      const stored = keyUse && (await storedAnswerOf(trx, keyUse));
-      if (stored) return { kind: 'replay' as const, answer: stored };
-      const now = deps.clock.now();
-      checkExpiry(timeInForce, expiresAt, now);
-      const quote = deps.pricing.quote(pair.symbol);
-      if (!quote)
-        throw errors.unavailable(`No price yet for ${pair.symbol}: a pending order is checked against the current price`);
-      checkPendingPrice(type, input.side, price, quote);
+  return placeWithKey(
+    deps,
+    userId,
+    idempotencyKey,
+    () => ({
+      call: 'place-pending-order',
+      symbol: pair.symbol,
+      side: input.side,
+      order_type: type,
+      quantity: lotsFromCentilotsNumber(quantityCentilots),
+      price: price.toString(),
+      limit_price: limitPrice?.toString() ?? null,
+      time_in_force: timeInForce,
+      expires_at: expiresAt,
+      ...protectionFingerprint(protection),
+    }),
+    {
+      place: async (trx, account, keyUse) => {
+        const now = deps.clock.now();
+        checkExpiry(timeInForce, expiresAt, now);
+        const quote = deps.pricing.quote(pair.symbol);
+        if (!quote)
+          throw errors.unavailable(`No price yet for ${pair.symbol}: a pending order is checked against the current price`);
+        checkPendingPrice(type, input.side, price, quote);
 
-      const active = account.status === 'ACTIVE';
-      const row = {
-        account_id: Number(account.id),
-        pair_id: pair.id,
-        symbol: pair.symbol,
-        order_type: type,
-        side: input.side,
-        quantity_centilots: quantityCentilots,
-        filled_quantity_centilots: 0,
-        price_e10: priceToE10(price),
-        average_fill_price_e10: null,
-        status: active ? INITIAL_ORDER_STATUS : transition(INITIAL_ORDER_STATUS, 'REJECT'),
-        rejection_reason: active ? null : 'Trading account is not active',
-        reason: 'client' as const,
-        position_id: null,
-        client_price_e10: null,
-        submitted_at: now,
-        created_at: now,
-        updated_at: now,
-        time_in_force: timeInForce,
-        expires_at: expiresAt,
-        limit_price_e10: limitPrice === null ? null : priceToE10(limitPrice),
-        triggered_at: null,
-        ...storedProtectionOf(protection),
-      };
-      const order = { id: await repo.insertOrder(trx, row), ...row };
-      const dto = orderDto(order, pair);
-      const error: AppError | null = active
-        ? null
-        : errors.orderRejected('ACCOUNT_NOT_ACTIVE', 'Trading account is not active', dto);
-      if (keyUse) {
-        const stored = storedAnswer(error ? null : { order: dto }, error);
-        await rememberAnswer(trx, keyUse, stored, now);
-      }
-      return { kind: 'placed' as const, account, order, dto, error };
-    });
-    if (outcome.kind === 'replay') return replay<PlacePendingOrderResult>(outcome.answer);
-    const { account, order, dto, error } = outcome;
-    publishOrderUpdate(deps, { userId, accountId: Number(account.id), order: dto });
-    if (error) throw error;
-    publishEngineChanges(deps, [{ kind: 'order', order: restingOrderState(order, userId) }]);
-    return { response: { order: dto }, replayed: false };
-  } finally {
-    release?.();
-  }
+        const active = account.status === 'ACTIVE';
+        const row = {
+          account_id: Number(account.id),
+          pair_id: pair.id,
+          symbol: pair.symbol,
+          order_type: type,
+          side: input.side,
+          quantity_centilots: quantityCentilots,
+          filled_quantity_centilots: 0,
+          price_e10: priceToE10(price),
+          average_fill_price_e10: null,
+          status: active ? INITIAL_ORDER_STATUS : transition(INITIAL_ORDER_STATUS, 'REJECT'),
+          rejection_reason: active ? null : 'Trading account is not active',
+          reason: 'client' as const,
+          position_id: null,
+          client_price_e10: null,
+          submitted_at: now,
+          created_at: now,
+          updated_at: now,
+          time_in_force: timeInForce,
+          expires_at: expiresAt,
+          limit_price_e10: limitPrice === null ? null : priceToE10(limitPrice),
+          triggered_at: null,
+          ...storedProtectionOf(protection),
+        };
+        const order = { id: await repo.insertOrder(trx, row), ...row };
+        const dto = orderDto(order, pair);
+        const error: AppError | null = active
+          ? null
+          : errors.orderRejected('ACCOUNT_NOT_ACTIVE', 'Trading account is not active', dto);
+        if (keyUse) {
+          const stored = storedAnswer(error ? null : { order: dto }, error);
+          await rememberAnswer(trx, keyUse, stored, now);
+        }
+        return { account, order, dto, error };
+      },
+      answer: ({ account, order, dto, error }): PlacePendingOrderResult => {
+        publishOrderUpdate(deps, { userId, accountId: Number(account.id), order: dto });
+        if (error) throw error;
+        publishEngineChanges(deps, [{ kind: 'order', order: restingOrderState(order, userId) }]);
+        return { order: dto };
+      },
+    },
+  );
 }

@@ -1,19 +1,20 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { insertSession } from '../../auth/repo.js';
-import { createTokens, newTokenId } from '../../auth/tokens.js';
-import { systemClock } from '../../core/clock.js';
 import { type Db, openDatabase } from '../../db/database.js';
-import { writeTransaction } from '../../db/transaction.js';
 import { migrateToLatest } from '../../migrations.js';
-import { insertTrader } from '../../test/factories.js';
-import { freshDatabase, testConfig, testDbKind, UNTHROTTLED_ENV } from '../../test/helpers.js';
+import {
+  buildServer,
+  type ChildServer,
+  type ChildTrader,
+  childServerEnv,
+  insertChildTraders,
+  killChildServer,
+  startChildServer,
+} from '../../test/child-server.js';
+import { freshDatabase, testConfig } from '../../test/helpers.js';
 import { auditAccount } from '../audit.js';
 
 /**
@@ -30,7 +31,6 @@ import { auditAccount } from '../audit.js';
  *   again to the restarted server, triggers all of them.
  * Replay the kill times with ORDERS_CRASH_SEED=<seed printed below>; ORDERS_CRASH_KILLS for more.
  */
-const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const KILLS = Number(process.env.ORDERS_CRASH_KILLS ?? 20);
 const JWT_SECRET = 'orders-crash-test-secret-0123456789-abcdef';
 const TRADERS = 3;
@@ -50,33 +50,6 @@ function sweep(): Array<Record<keyof typeof BASE, number>> {
   return path.map((pips) => ({ EURUSD: BASE.EURUSD + pips / 10_000, GBPUSD: BASE.GBPUSD + pips / 10_000 }));
 }
 const SPREAD = 0.0002;
-
-/** Builds server/dist once even when several suites start together (the lock of cli/process.test.ts). */
-function buildServer(): void {
-  const lock = path.join(tmpdir(), 'pipdesk-server-build.lock');
-  const deadline = Date.now() + 170_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 170_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`could not take ${lock}`);
-      execFileSync('sleep', ['0.5']);
-    }
-  }
-  try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'server/tsconfig.json'], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-  } catch (err) {
-    // tsc still emits when some file has a type error; the type check step reports those.
-    if (!existsSync(path.join(ROOT, 'server/dist/main.js'))) throw err;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
 
 /** The price feed the server dials (docs: market/sources/EXTERNAL_FEED.md). */
 class Feed {
@@ -125,12 +98,6 @@ class Feed {
   }
 }
 
-interface Trader {
-  userId: number;
-  accountId: number;
-  authorization: string;
-}
-
 interface Placed {
   round: number;
   trader: number;
@@ -143,7 +110,7 @@ describe('crash safety of the trigger engine: SIGKILL while triggers execute', (
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   let env: Record<string, string>;
   let dbConfig: ReturnType<typeof testConfig>['database'];
-  const traders: Trader[] = [];
+  let traders: ChildTrader[] = [];
   const feed = new Feed();
   let child: ChildProcess | undefined;
   let db: Db;
@@ -156,75 +123,25 @@ describe('crash safety of the trigger engine: SIGKILL while triggers execute', (
     dbConfig = config.database;
     db = openDatabase(dbConfig, fresh.pgSchema ? { schema: fresh.pgSchema } : {});
     await migrateToLatest(db);
-    const tokens = createTokens({ ...config, accessTokenTtlSeconds: 24 * 3600 }, systemClock);
-    for (let i = 0; i < TRADERS; i++) {
-      const trader = await insertTrader({ db, clock: systemClock }, { balanceMinor: 100_000_000 });
-      const sessionId = newTokenId();
-      await writeTransaction(db, (trx) => insertSession(trx, { id: sessionId, userId: trader.userId, now: Date.now() }));
-      const { token } = await tokens.sign('access', trader.userId, sessionId);
-      traders.push({ userId: trader.userId, accountId: trader.accountId!, authorization: `Bearer ${token}` });
-    }
-    env = {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: fresh.dataDir,
-      JWT_SECRET,
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'fatal',
-      CHART_HISTORY_DAYS: '0',
-      PRICE_SOURCE: 'external',
-      EXTERNAL_FEED_URL: feed.url,
-      // Orders as fast as the server takes them: not throttled.
-      ...UNTHROTTLED_ENV,
-      ...(testDbKind === 'postgres'
-        ? { DATABASE_URL: `${process.env.TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` }
-        : {}),
-    };
+    traders = await insertChildTraders(db, config, TRADERS, 100_000_000);
+    env = childServerEnv(fresh, JWT_SECRET, { PRICE_SOURCE: 'external', EXTERNAL_FEED_URL: feed.url });
   }, 240_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await killChildServer(child);
     await db?.close();
     await feed.close();
     await fresh?.drop();
   });
 
   /** Starts the built server, waits until it listens, has dialled the feed and holds the base prices. */
-  async function startServer(): Promise<{ url: string; process: ChildProcess }> {
+  async function startServer(): Promise<ChildServer> {
     const subscribed = feed.nextSubscriber();
-    const proc = spawn(process.execPath, [path.join(ROOT, 'server/dist/main.js')], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /running at (http:\/\/[^\s]+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      proc.stdout!.on('data', onData);
-      proc.stderr!.on('data', onData);
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`server exited with ${code}: ${output}`));
-      });
-    });
+    const server = await startChildServer(env);
+    child = server.process;
     await subscribed;
-    await atBase(url);
-    return { url, process: proc };
+    await atBase(server.url);
+    return server;
   }
 
   /** Sends the base prices and waits until the server quotes them. */
@@ -365,73 +282,73 @@ describe('crash safety of the trigger engine: SIGKILL while triggers execute', (
     return statuses;
   }
 
-  it(`no trigger lost or executed twice through ${KILLS} kill -9s during a sweep of triggers`, async () => {
-    const seed = process.env.ORDERS_CRASH_SEED ? Number(process.env.ORDERS_CRASH_SEED) : Date.now() % 2 ** 31;
-    console.log(`order engine crash test seed ${seed} (replay with ORDERS_CRASH_SEED=${seed})`);
-    const random = fc.sample(fc.integer({ min: 0, max: 2 ** 30 }), { seed, numRuns: 10_000 });
-    let r = 0;
-    const next = (n: number) => random[r++ % random.length]! % n;
-    const sweepMs = sweep().length * 4;
+  it(
+    `no trigger lost or executed twice through ${KILLS} kill -9s during a sweep of triggers`,
+    async () => {
+      const seed = process.env.ORDERS_CRASH_SEED ? Number(process.env.ORDERS_CRASH_SEED) : Date.now() % 2 ** 31;
+      console.log(`order engine crash test seed ${seed} (replay with ORDERS_CRASH_SEED=${seed})`);
+      const random = fc.sample(fc.integer({ min: 0, max: 2 ** 30 }), { seed, numRuns: 10_000 });
+      let r = 0;
+      const next = (n: number) => random[r++ % random.length]! % n;
+      const sweepMs = sweep().length * 4;
 
-    let server = await startServer();
-    let partial = 0;
-    let pendingAtRestart = 0;
-    let terminalAtRestart = 0;
-    for (let round = 0; round < KILLS; round++) {
-      const placed = await placeRound(server.url, round, next);
-      placedAll.push(...placed);
+      let server = await startServer();
+      let partial = 0;
+      let pendingAtRestart = 0;
+      let terminalAtRestart = 0;
+      for (let round = 0; round < KILLS; round++) {
+        const placed = await placeRound(server.url, round, next);
+        placedAll.push(...placed);
 
-      // The sweep triggers them; the server is killed somewhere in it.
-      let killed = false;
-      const sweeping = sendSweep(() => killed);
-      await new Promise((resolve) => setTimeout(resolve, 5 + next(sweepMs)));
-      killed = true;
-      const exited = new Promise((resolve) => server.process.once('exit', resolve));
-      server.process.kill('SIGKILL');
-      await exited;
-      await sweeping;
+        // The sweep triggers them; the server is killed somewhere in it.
+        let killed = false;
+        const sweeping = sendSweep(() => killed);
+        await new Promise((resolve) => setTimeout(resolve, 5 + next(sweepMs)));
+        killed = true;
+        await killChildServer(server.process);
+        await sweeping;
 
-      server = await startServer();
-      const statuses = await verifyDurable();
-      const ofRound = placed.filter((p) => !p.gtd).map((p) => statuses.get(p.id)!);
-      const stillPending = ofRound.filter((s) => s === 'PENDING').length;
-      pendingAtRestart += stillPending;
-      terminalAtRestart += ofRound.length - stillPending;
-      if (stillPending > 0 && stillPending < ofRound.length) partial++;
+        server = await startServer();
+        const statuses = await verifyDurable();
+        const ofRound = placed.filter((p) => !p.gtd).map((p) => statuses.get(p.id)!);
+        const stillPending = ofRound.filter((s) => s === 'PENDING').length;
+        pendingAtRestart += stillPending;
+        terminalAtRestart += ofRound.length - stillPending;
+        if (stillPending > 0 && stillPending < ofRound.length) partial++;
 
-      // Everything still PENDING, and every protection, is armed: the sweep again triggers all of it.
-      let done = false;
-      // Swept again and again until all of it went (an execution that failed is retried by a later tick).
-      const again = (async () => {
-        while (!done) await sendSweep(() => done);
-      })();
-      await until(async () => {
-        const rows = await stored(placed.map((p) => p.id));
-        const pending = [...rows.values()].filter((row) => row.status === 'PENDING').length;
-        const open = await db.kysely
-          .selectFrom('positions')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('symbol', '=', 'GBPUSD')
-          .where('status', '=', 'OPEN')
-          .executeTakeFirstOrThrow();
-        return pending === 0 && Number(open.n) === 0;
-      }, `round ${round}: every order and protection triggered after the restart`).finally(() => {
-        done = true;
-      });
-      await again;
-      await atBase(server.url);
-      const after = await verifyDurable();
-      for (const p of placed) {
-        expect(p.gtd ? ['FILLED', 'EXPIRED'] : ['FILLED'], `order ${p.id} (${p.what})`).toContain(after.get(p.id));
+        // Everything still PENDING, and every protection, is armed: the sweep again triggers all of it.
+        let done = false;
+        // Swept again and again until all of it went (an execution that failed is retried by a later tick).
+        const again = (async () => {
+          while (!done) await sendSweep(() => done);
+        })();
+        await until(async () => {
+          const rows = await stored(placed.map((p) => p.id));
+          const pending = [...rows.values()].filter((row) => row.status === 'PENDING').length;
+          const open = await db.kysely
+            .selectFrom('positions')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('symbol', '=', 'GBPUSD')
+            .where('status', '=', 'OPEN')
+            .executeTakeFirstOrThrow();
+          return pending === 0 && Number(open.n) === 0;
+        }, `round ${round}: every order and protection triggered after the restart`).finally(() => {
+          done = true;
+        });
+        await again;
+        await atBase(server.url);
+        const after = await verifyDurable();
+        for (const p of placed) {
+          expect(p.gtd ? ['FILLED', 'EXPIRED'] : ['FILLED'], `order ${p.id} (${p.what})`).toContain(after.get(p.id));
+        }
       }
-    }
-    console.log(
-      `${KILLS} kills: ${placedAll.length} pending orders; at the restarts ${terminalAtRestart} GTC orders had been filled and ${pendingAtRestart} were still pending (${partial} kills in the middle of a round's triggers), all triggered after the restart`,
-    );
-    // The kills landed while triggers were executing, not only before or after.
-    expect(partial).toBeGreaterThan(0);
-    const exited = new Promise((resolve) => server.process.once('exit', resolve));
-    server.process.kill('SIGKILL');
-    await exited;
-  }, 600_000);
+      console.log(
+        `${KILLS} kills: ${placedAll.length} pending orders; at the restarts ${terminalAtRestart} GTC orders had been filled and ${pendingAtRestart} were still pending (${partial} kills in the middle of a round's triggers), all triggered after the restart`,
+      );
+      // The kills landed while triggers were executing, not only before or after.
+      expect(partial).toBeGreaterThan(0);
+      await killChildServer(server.process);
+    },
+    Math.max(600_000, KILLS * 10_000),
+  ); // `npm run torture` asks for hundreds of kills
 });

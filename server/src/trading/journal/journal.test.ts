@@ -1,30 +1,16 @@
 import { journalEntrySchema, journalPageSchema, journalTagsSchema } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock.js';
 import { writeTransaction } from '../../db/transaction.js';
-import { ScriptedPriceSource } from '../../market/sources/scripted.js';
 import { insertSignedInTrader } from '../../test/factories.js';
 import { startTestApp, type TestApp } from '../../test/helpers.js';
+import { placeFilledMarketOrder, scriptedMarket, type SignedInTrader as Trader } from '../../test/scripted-trading.js';
 
 let t: TestApp;
-const prices = new ScriptedPriceSource();
-const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
-
-function quote(symbol: string, bid: number) {
-  prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
-}
+const { prices, clock, quote } = scriptedMarket();
 
 async function order(trader: Trader, symbol: string, side: 'BUY' | 'SELL', quantity: number): Promise<number> {
   clock.advance(1000);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/trading/place-market-order/',
-    headers: trader.headers,
-    payload: { symbol, side, quantity },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.order.id;
+  return placeFilledMarketOrder(t, trader, { symbol, side, quantity });
 }
 
 const call = (trader: Trader | null, method: 'GET' | 'PUT', url: string, payload?: unknown) =>

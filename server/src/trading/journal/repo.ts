@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { userNamesByIds } from '../../auth/repo.js';
 import type { DbKind } from '../../db/database.js';
 import { prepare } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
@@ -118,16 +119,26 @@ export function tagsOf(q: Q, tradeIds: readonly number[]) {
     .execute();
 }
 
-export function commentsOf(q: Q, tradeIds: readonly number[]) {
-  if (tradeIds.length === 0) return Promise.resolve([]);
-  return q
-    .selectFrom('journal_comments as c')
-    .innerJoin('users as u', 'u.id', 'c.author_user_id')
-    .select(['c.id', 'c.trade_id', 'c.text', 'c.created_at', 'u.id as author_id', 'u.full_name as author_name'])
-    .where('c.trade_id', 'in', [...tradeIds])
-    .orderBy('c.trade_id')
-    .orderBy('c.id')
+/**
+ * The comments on these trades, oldest first per trade, with their authors' names. The users
+ * table is auth's: the names come through auth/repo.ts, one query for all of the page's authors.
+ */
+export async function commentsOf(q: Q, tradeIds: readonly number[]) {
+  if (tradeIds.length === 0) return [];
+  const rows = await q
+    .selectFrom('journal_comments')
+    .select(['id', 'trade_id', 'text', 'created_at', 'author_user_id as author_id'])
+    .where('trade_id', 'in', [...tradeIds])
+    .orderBy('trade_id')
+    .orderBy('id')
     .execute();
+  const authorIds = rows.map((r) => Number(r.author_id));
+  const names = await userNamesByIds(q, authorIds);
+  // A comment whose author is gone is left out, as the join it replaces did (the foreign key deletes them together).
+  return rows.flatMap((r) => {
+    const authorName = names.get(Number(r.author_id));
+    return authorName === undefined ? [] : [{ ...r, author_name: authorName }];
+  });
 }
 
 /**
@@ -170,4 +181,13 @@ export async function tagsInPeriod(q: Q, periodId: number, limit: number): Promi
     .limit(limit)
     .execute();
   return rows.map((r) => r.tag);
+}
+
+/** An instructor's comment on a closed trade (the academy's call); returns its id. */
+export async function insertComment(
+  trx: Q,
+  comment: { trade_id: number; author_user_id: number; text: string; created_at: number },
+): Promise<number> {
+  const row = await trx.insertInto('journal_comments').values(comment).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
 }

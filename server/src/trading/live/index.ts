@@ -16,7 +16,7 @@ import {
 } from '../events.js';
 import { positionDto } from '../presenter.js';
 import type { TradingService } from '../service.js';
-import { type ExecutionEvent, accountId as toAccountId } from '../types.js';
+import { type ExecutionEvent, type PositionState, accountId as toAccountId } from '../types.js';
 import { type Figures, type LiveAccount, LiveBook, type LivePosition } from './book.js';
 import type { TradingConnection } from './connection.js';
 import { encodeMessage } from './messages.js';
@@ -39,6 +39,11 @@ export interface LiveTrading {
   stop(): Promise<void>;
   /** Undefined when this node holds no state for the account (no open position and no execution seen). */
   accountFigures(accountId: number): LiveAccountFigures | undefined;
+  /**
+   * The account's figures and open positions from this node's book, without the database (the
+   * academy's roster, docs/academy.md#the-roster); undefined as for `accountFigures`.
+   */
+  accountSnapshot(accountId: number): { figures: LiveAccountFigures; positions: PositionState[] } | undefined;
 }
 
 export interface LiveTradingDeps {
@@ -315,6 +320,12 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     accountFigures(accountId) {
       const account = book?.account(accountId);
       return account && book ? book.figures(account) : undefined;
+    },
+
+    accountSnapshot(accountId) {
+      const account = book?.account(accountId);
+      if (!account || !book) return undefined;
+      return { figures: book.figures(account), positions: [...account.positions.values()].map((p) => p.state) };
     },
   };
 }

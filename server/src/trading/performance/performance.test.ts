@@ -1,31 +1,17 @@
 import { equityCurveSchema, performanceSchema } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../core/clock.js';
 import { writeTransaction } from '../../db/transaction.js';
-import { ScriptedPriceSource } from '../../market/sources/scripted.js';
 import { insertSignedInTrader } from '../../test/factories.js';
 import { startTestApp, type TestApp } from '../../test/helpers.js';
+import { placeFilledMarketOrder, scriptedMarket, type SignedInTrader as Trader } from '../../test/scripted-trading.js';
 import { auditAccount } from '../audit.js';
 
 let t: TestApp;
-const prices = new ScriptedPriceSource();
-const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
-
-/** The bid; the ask is one point above (the market keeps bid < ask), so a buy fills one point higher. */
-function quote(symbol: string, bid: number) {
-  prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
-}
+const { prices, clock, quote } = scriptedMarket();
 
 async function order(trader: Trader, symbol: string, side: 'BUY' | 'SELL', quantity: number) {
   clock.advance(60_000);
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/trading/place-market-order/',
-    headers: trader.headers,
-    payload: { symbol, side, quantity },
-  });
-  expect(res.statusCode, res.body).toBe(201);
+  await placeFilledMarketOrder(t, trader, { symbol, side, quantity });
 }
 
 const get = (trader: Trader, url: string) => t.app.inject({ method: 'GET', url, headers: trader.headers });

@@ -190,3 +190,8 @@ export async function savePairStats(trx: Q, periodId: number, symbol: string, ta
   };
   await (exists ? updatePairStats : insertPairStats).execute(trx, values);
 }
+
+/** Ends a period (a reset; docs/performance.md#the-period): the next one is inserted in the same transaction. */
+export async function endPeriod(trx: Q, periodId: number, endedAt: number): Promise<void> {
+  await trx.updateTable('performance_periods').set({ ended_at: endedAt }).where('id', '=', periodId).execute();
+}

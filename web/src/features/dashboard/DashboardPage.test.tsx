@@ -3,11 +3,13 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeAuthServer } from '../../test/fakeAuthServer';
+import type { FakeAuthServer } from '../../test/fakeAuthServer';
 import {
   CATALOGUE,
+  establishSocket,
   FakeSocket,
   findNotice,
+  holdReply,
   makeAccount,
   makeOrder,
   makePair,
@@ -15,7 +17,7 @@ import {
   makePosition,
   makePrices,
   renderTrading,
-  serveTrading,
+  startTradingServer,
 } from '../trading/testSupport';
 import { DashboardPage } from './DashboardPage';
 
@@ -26,11 +28,8 @@ let server: FakeAuthServer;
 let platform: PlatformDataDto;
 
 beforeEach(() => {
-  FakeSocket.reset();
-  server = new FakeAuthServer().install();
-  server.signedInBefore();
   platform = makePlatformData();
-  serveTrading(server, () => platform);
+  server = startTradingServer(() => platform);
 });
 
 function renderDashboard() {
@@ -40,12 +39,6 @@ function renderDashboard() {
       <Route path="/orders" element={<h1>Order History screen</h1>} />
     </Routes>,
   );
-}
-
-/** Waits for the trading socket to open and plays the server establishing it. */
-async function establishSocket() {
-  await waitFor(() => expect(FakeSocket.last).toBeDefined());
-  act(() => FakeSocket.last!.establish());
 }
 
 const feedBadge = () => screen.getByRole('status', { name: 'Data feed' });
@@ -295,26 +288,18 @@ describe('Close in Open Positions (docs/screens.md#closing-a-position, as on the
 
   it('confirmed: reads Closing..., sends the bid the trader saw, reports the close and reloads', async () => {
     vi.spyOn(window, 'confirm').mockReturnValue(true);
-    let answer: () => void = () => {};
-    server.script(
-      CLOSE,
-      () =>
-        new Promise((resolve) => {
-          answer = () =>
-            resolve({
-              status: 200,
-              body: {
-                success: true,
-                data: {
-                  profit_loss: 12.5,
-                  close_price: 1.19994,
-                  order: makeOrder({ id: 40, side: 'SELL', reason: 'close', average_fill_price: 1.19994 }),
-                  position: makePosition({ side: 'FLAT', quantity: 0, status: 'CLOSED' }),
-                },
-              },
-            });
-        }),
-    );
+    const answer = holdReply(server, CLOSE, {
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          profit_loss: 12.5,
+          close_price: 1.19994,
+          order: makeOrder({ id: 40, side: 'SELL', reason: 'close', average_fill_price: 1.19994 }),
+          position: makePosition({ side: 'FLAT', quantity: 0, status: 'CLOSED' }),
+        },
+      },
+    });
     renderDashboard();
     await waitFor(() => expect(server.callsTo('/api/trading/current-prices/').length).toBeGreaterThan(0));
     await clickClose();
@@ -423,30 +408,22 @@ describe('Place Market Order form (docs/screens.md#order-forms)', () => {
 
   it('sends the order, reads Placing Order... while pending, then resets the form and reloads the data', async () => {
     const user = userEvent.setup();
-    let answer: () => void = () => {};
-    server.script(
-      PLACE,
-      () =>
-        new Promise((resolve) => {
-          answer = () =>
-            resolve({
-              status: 201,
-              body: {
-                success: true,
-                data: {
-                  order: makeOrder({ id: 5, side: 'SELL', quantity: 0.25, filled_quantity: 0.25, average_fill_price: 1.19994 }),
-                  position: makePosition({ side: 'SHORT', quantity: -0.25 }),
-                  execution_details: {
-                    execution_price: 1.19994,
-                    margin_required: 300,
-                    units: 25_000,
-                    executed_at: '2026-04-01T12:00:00Z',
-                  },
-                },
-              },
-            });
-        }),
-    );
+    const answer = holdReply(server, PLACE, {
+      status: 201,
+      body: {
+        success: true,
+        data: {
+          order: makeOrder({ id: 5, side: 'SELL', quantity: 0.25, filled_quantity: 0.25, average_fill_price: 1.19994 }),
+          position: makePosition({ side: 'SHORT', quantity: -0.25 }),
+          execution_details: {
+            execution_price: 1.19994,
+            margin_required: 300,
+            units: 25_000,
+            executed_at: '2026-04-01T12:00:00Z',
+          },
+        },
+      },
+    });
     await ready();
     await user.selectOptions(pairSelect(), String(CATALOGUE[0]!.id));
     await user.click(screen.getByRole('radio', { name: 'SELL' }));

@@ -2,28 +2,20 @@ import type { Candle } from '@pipdesk/contract';
 import {
   type AutoscaleInfo,
   CandlestickSeries,
-  ColorType,
-  CrosshairMode,
-  createChart,
-  type DeepPartial,
   HistogramSeries,
   type IChartApi,
   type IPriceLine,
   type ISeriesApi,
   type LineStyle,
   type PriceFormatBuiltIn,
-  type TimeChartOptions,
   type UTCTimestamp,
 } from 'lightweight-charts';
 import { type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
+import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
 import { toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
 
-interface ChartColors {
-  background: string;
-  text: string;
-  grid: string;
-  border: string;
+interface ChartColors extends ThemeColors {
   up: string;
   down: string;
   /** The entry line (strong text) and pending orders' lines (accent). */
@@ -33,18 +25,12 @@ interface ChartColors {
 
 /** The chart's colours from the design tokens of the theme in force (tokens.css); fallbacks are the dark theme's. */
 function themeColors(): ChartColors {
-  const css = getComputedStyle(document.documentElement);
-  const token = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
-  return {
-    background: token('--surface', '#121821'),
-    text: token('--text-muted', '#93a1b3'),
-    grid: token('--border', '#243041'),
-    border: token('--border-strong', '#34445b'),
+  return themeChartColors((token) => ({
     up: token('--profit', '#35c47c'),
     down: token('--loss', '#ff6b6b'),
     strong: token('--text', '#e6edf5'),
     accent: token('--accent', '#4c8dff'),
-  };
+  }));
 }
 
 /** The volume's own price scale, an overlay with no axis of its own. */
@@ -56,28 +42,7 @@ const VOLUME_SCALE = 'volume';
 const CANDLE_MARGINS = { top: 0.12, bottom: 0.24 };
 const VOLUME_MARGINS = { top: 0.8, bottom: 0 };
 
-function chartOptions(colors: ChartColors): DeepPartial<TimeChartOptions> {
-  return {
-    layout: {
-      background: { type: ColorType.Solid, color: colors.background },
-      textColor: colors.text,
-      fontFamily: getComputedStyle(document.body).fontFamily || undefined,
-    },
-    grid: { vertLines: { color: colors.grid }, horzLines: { color: colors.grid } },
-    rightPriceScale: { borderColor: colors.border, scaleMargins: CANDLE_MARGINS },
-    timeScale: { borderColor: colors.border, timeVisible: true, secondsVisible: false },
-    crosshair: { mode: CrosshairMode.Normal },
-  };
-}
-
-/** A token colour (#rrggbb) made see-through, so the volume stays behind the candles' colours in weight. */
-function translucent(color: string, alpha: number): string {
-  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
-  if (!hex) return color;
-  const [r, g, b] = hex.slice(1).map((h) => Number.parseInt(h, 16));
-  return `rgba(${r}, ${g}, ${b}, ${alpha})`;
-}
-
+/** The volume stays see-through, behind the candles' colours in weight. */
 function volumeColors(colors: ChartColors) {
   return { up: translucent(colors.up, 0.45), down: translucent(colors.down, 0.45) };
 }
@@ -255,41 +220,41 @@ export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLi
   useEffect(() => {
     const container = containerRef.current;
     if (!container) return;
-    const colors = themeColors();
-    const chart = createChart(container, { ...chartOptions(colors), autoSize: true });
-    const series = chart.addSeries(CandlestickSeries, {
-      ...candleColors(colors),
-      borderVisible: true,
-      priceFormat: priceFormat(digitsRef.current),
-      lastValueVisible: false,
-      priceLineVisible: true,
-      autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) => withPositionLines(candlesRange(), linesRef.current),
+    const mounted = mountThemedChart(container, {
+      colors: themeColors,
+      look: { scaleMargins: CANDLE_MARGINS },
+      draw: (chart, colors): Drawn => {
+        const series = chart.addSeries(CandlestickSeries, {
+          ...candleColors(colors),
+          borderVisible: true,
+          priceFormat: priceFormat(digitsRef.current),
+          lastValueVisible: false,
+          priceLineVisible: true,
+          autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) =>
+            withPositionLines(candlesRange(), linesRef.current),
+        });
+        const volume = chart.addSeries(HistogramSeries, {
+          priceScaleId: VOLUME_SCALE,
+          priceFormat: { type: 'volume' },
+          lastValueVisible: false,
+          priceLineVisible: false,
+        });
+        chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
+        return { chart, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
+      },
+      recolor: (drawn, next) => {
+        drawn.series.applyOptions(candleColors(next));
+        drawn.volumeColors = volumeColors(next);
+        drawn.colors = next;
+        drawLinesRef.current();
+        const shown = shownRef.current?.candles ?? [];
+        drawn.volume.setData(shown.map((c) => volumeBar(c, drawn.volumeColors)));
+      },
     });
-    const volume = chart.addSeries(HistogramSeries, {
-      priceScaleId: VOLUME_SCALE,
-      priceFormat: { type: 'volume' },
-      lastValueVisible: false,
-      priceLineVisible: false,
-    });
-    chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
-    const drawn: Drawn = { chart, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
-    drawnRef.current = drawn;
+    drawnRef.current = mounted.drawn;
     drawLinesRef.current();
-    // The theme switch sets data-theme on <html> after React renders: follow the attribute itself.
-    const themeWatch = new MutationObserver(() => {
-      const next = themeColors();
-      chart.applyOptions(chartOptions(next));
-      series.applyOptions(candleColors(next));
-      drawn.volumeColors = volumeColors(next);
-      drawn.colors = next;
-      drawLinesRef.current();
-      const shown = shownRef.current?.candles ?? [];
-      volume.setData(shown.map((c) => volumeBar(c, drawn.volumeColors)));
-    });
-    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
     return () => {
-      themeWatch.disconnect();
-      chart.remove();
+      mounted.remove();
       drawnRef.current = null;
       shownRef.current = null;
     };

@@ -9,7 +9,7 @@ import {
   type PositionDto,
 } from '@pipdesk/contract';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Card, Num, Spinner } from '../../components';
+import { Alert, Card, LoadState, Num, RangeButtons } from '../../components';
 import { mergeMinuteCandle } from './candles';
 import { ChartLinesList, chartLines, type LineChangeResult, LineDialog, useLineEdits } from './chart-lines';
 import type { PriceStream } from './priceStream';
@@ -125,20 +125,13 @@ export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NON
       title="Price Chart"
       flush
       actions={
-        <fieldset className="range-buttons">
-          <legend className="sr-only">Chart range</legend>
-          {CHART_RANGE_BUTTONS.map((b) => (
-            <Button
-              key={b.range}
-              size="sm"
-              variant={b.range === range ? 'primary' : 'ghost'}
-              aria-pressed={b.range === range}
-              onClick={() => setRange(b.range)}
-            >
-              {b.label}
-            </Button>
-          ))}
-        </fieldset>
+        <RangeButtons
+          legend="Chart range"
+          className="range-buttons"
+          ranges={CHART_RANGE_BUTTONS}
+          value={range}
+          onChange={setRange}
+        />
       }
     >
       <div
@@ -159,27 +152,14 @@ export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NON
           />
         </Suspense>
         <ChartLegend candle={candles.at(-1)} digits={pair.digits} />
-        {chart.isPending ? (
-          <div className="price-chart__state" role="status">
-            <Spinner />
-            <span>Loading chart...</span>
-          </div>
-        ) : chart.isError ? (
-          <div className="price-chart__state">
-            <Alert
-              tone="error"
-              actions={
-                <Button size="sm" onClick={() => void chart.refetch()}>
-                  Try Again
-                </Button>
-              }
-            >
-              Failed to load chart data
-            </Alert>
-          </div>
-        ) : candles.length === 0 ? (
-          <p className="price-chart__state">{NO_CHART_DATA_TEXT}</p>
-        ) : null}
+        <LoadState
+          className="price-chart__state"
+          loading={chart.isPending}
+          loadingText="Loading chart..."
+          error={chart.isError ? 'Failed to load chart data' : null}
+          onRetry={() => void chart.refetch()}
+          empty={candles.length === 0 ? NO_CHART_DATA_TEXT : null}
+        />
       </div>
       {edits.error && (
         <div className="price-chart__notice">

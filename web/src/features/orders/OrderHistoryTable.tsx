@@ -1,21 +1,6 @@
-import type { OrderDto, OrderReason } from '@pipdesk/contract';
-import { type Column, DataTable, Num } from '../../components';
-import { formatDateTime, formatLots, formatQuote, ORDER_TYPE_LABELS, OrderStatusBadge, SideBadge } from '../trading';
-
-/**
- * Why an order exists, in the trader's words (docs/orders.md#the-model); the trader's own order
- * (`client`) needs no tag. A pending order keeps `client` when it fills; `pending` is reserved.
- */
-export const ORDER_REASON_LABELS: Readonly<Record<OrderReason, string | null>> = {
-  client: null,
-  close: 'Close',
-  stop_out: 'Stop-out',
-  stop_loss: 'Stop loss',
-  take_profit: 'Take profit',
-  trailing_stop: 'Trailing stop',
-  pending: 'Pending',
-  reset: 'Reset',
-};
+import type { OrderDto } from '@pipdesk/contract';
+import { type Column, DataTable } from '../../components';
+import { formatDateTime, formatQuote, orderColumns } from '../trading';
 
 /** "1.08000 / 1.09500", a dash for a side that has none, and the trailing distance when there is one. */
 export function protectionText(
@@ -46,39 +31,16 @@ export interface OrderHistoryTableProps {
  * protection add beside them: Limit Price (a STOP_LIMIT's), SL / TP and Expiry.
  */
 export function OrderHistoryTable({ orders, digits, empty, caption }: OrderHistoryTableProps) {
+  const c = orderColumns(digits, { stopTriggered: true });
   const columns: Column<OrderDto>[] = [
-    { key: 'time', header: 'Time', cell: (o) => <time dateTime={o.created_at}>{formatDateTime(o.created_at)}</time> },
-    { key: 'pair', header: 'Pair', cell: (o) => o.fx_pair_symbol },
-    {
-      key: 'type',
-      header: 'Type',
-      cell: (o) => (
-        <>
-          {ORDER_TYPE_LABELS[o.order_type]}
-          {ORDER_REASON_LABELS[o.reason] && <span className="order-tag"> · {ORDER_REASON_LABELS[o.reason]}</span>}
-        </>
-      ),
-    },
-    { key: 'side', header: 'Side', cell: (o) => <SideBadge side={o.side} /> },
-    { key: 'quantity', header: 'Quantity', numeric: true, cell: (o) => formatLots(o.quantity) },
-    { key: 'price', header: 'Price', numeric: true, cell: (o) => formatQuote(o.price, digits(o.fx_pair_symbol)) },
-    {
-      key: 'fill',
-      header: 'Fill Price',
-      numeric: true,
-      cell: (o) => <Num>{formatQuote(o.average_fill_price, digits(o.fx_pair_symbol))}</Num>,
-    },
-    {
-      key: 'status',
-      header: 'Status',
-      cell: (o) => (
-        <div className="order-status">
-          <OrderStatusBadge status={o.status} />
-          {o.status === 'PENDING' && o.triggered_at && <span className="order-status__reason">Stop triggered</span>}
-          {o.rejection_reason && <span className="order-status__reason">{o.rejection_reason}</span>}
-        </div>
-      ),
-    },
+    c.time,
+    c.pair,
+    c.type,
+    c.side,
+    c.quantity,
+    c.price,
+    c.fill,
+    c.status,
     {
       key: 'limit',
       header: 'Limit Price',

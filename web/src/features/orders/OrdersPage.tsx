@@ -1,9 +1,9 @@
 import { ORDERS_PAGE_SIZE } from '@pipdesk/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { errorMessage } from '../../api';
-import { Alert, Button, Card, Field, Input, Page, Select, Spinner } from '../../components';
+import { Alert, Button, Card, CommitOnPauseInput, Field, Input, Page, Pagination, Select, Spinner } from '../../components';
 import { digitsLookup, ErrorBox, fetchOrders, tradingKeys, usePlatformData } from '../trading';
 import '../trading/trading.css';
 import { EXPORT_FAILED, fetchOrdersCsv, ORDERS_EXPORT_FILE, saveBlob } from './exportCsv';
@@ -97,7 +97,15 @@ export function OrdersPage() {
       {showFilters && (
         <Card id={filtersId} aria-label="Filters" className="orders-filters">
           <div className="orders-filters__grid">
-            <PairFilter value={filters.fx_pair} onCommit={(v) => setFilter('fx_pair', v)} />
+            <CommitOnPauseInput
+              label="Currency Pair"
+              className="orders-filters__pair"
+              value={filters.fx_pair}
+              onCommit={(v) => setFilter('fx_pair', v)}
+              delayMs={PAIR_FILTER_DEBOUNCE_MS}
+              placeholder="e.g. EURUSD"
+              maxLength={20}
+            />
             <Field label="Side">
               <Select value={filters.side} onChange={(e) => setFilter('side', e.target.value)}>
                 {SIDE_OPTIONS.map((o) => (
@@ -173,26 +181,14 @@ export function OrdersPage() {
           <Card flush className="trading-table" aria-label="Orders" aria-busy={orders.isFetching || undefined}>
             <OrderHistoryTable orders={orders.data.results} digits={digits} empty="No orders found" caption="Orders" />
           </Card>
-          <nav className="pagination" aria-label="Pagination">
-            <Button
-              size="sm"
-              variant="secondary"
-              disabled={page <= 1 || orders.isPlaceholderData}
-              onClick={() => setParams(withPage(params, page - 1))}
-            >
-              Previous
-            </Button>
-            <span className="pagination__page">{texts.pages}</span>
-            <Button
-              size="sm"
-              variant="secondary"
-              disabled={page >= totalPages || orders.isPlaceholderData}
-              onClick={() => setParams(withPage(params, page + 1))}
-            >
-              Next
-            </Button>
-            <span className="pagination__showing">{texts.showing}</span>
-          </nav>
+          <Pagination
+            label="Pagination"
+            page={page}
+            totalPages={totalPages}
+            texts={texts}
+            busy={orders.isPlaceholderData}
+            onPage={(p) => setParams(withPage(params, p))}
+          />
         </>
       )}
     </Page>
@@ -218,37 +214,4 @@ function useCsvExport() {
     }
   };
   return { busy, error, run, dismiss: () => setError(null) };
-}
-
-/** The Currency Pair text filter: follows the address, and writes to it once typing pauses (or on Enter). */
-function PairFilter({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
-  const [text, setText] = useState(value);
-  const commit = useRef(onCommit);
-  commit.current = onCommit;
-  // The address changed from elsewhere (Clear Filters, back button): show it.
-  useEffect(() => setText(value), [value]);
-  useEffect(() => {
-    if (text.trim() === value) return;
-    const timer = setTimeout(() => commit.current(text.trim()), PAIR_FILTER_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [text, value]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (text.trim() !== value) onCommit(text.trim());
-  };
-  return (
-    <form onSubmit={submit} className="orders-filters__pair">
-      <Field label="Currency Pair">
-        <Input
-          type="search"
-          value={text}
-          placeholder="e.g. EURUSD"
-          maxLength={20}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setText(e.target.value)}
-        />
-      </Field>
-    </form>
-  );
 }

@@ -10,22 +10,24 @@ import {
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeAuthServer, type FakeAuthServer as FakeServer } from '../../test/fakeAuthServer';
+import type { FakeAuthServer, FakeAuthServer as FakeServer } from '../../test/fakeAuthServer';
 import { formatUsd } from '../trading/format';
 import {
   CATALOGUE,
   EURJPY,
   EURUSD,
-  FakeSocket,
+  establishSocket,
   findNotice,
+  holdReply,
   makeAccount,
   makeOrder,
+  makePairPage,
   makePlatformData,
   makePosition,
   makePrices,
   ok,
   renderTrading,
-  serveTrading,
+  startTradingServer,
   USDJPY,
 } from '../trading/testSupport';
 import { PairTradingPanels } from './PairTradingPanels';
@@ -40,25 +42,13 @@ const pairPath = (symbol: string) => `/api/trading/pair/${symbol}/`;
 
 function pageOf(pair: FxPair, overrides: Partial<PairPageDto> = {}): PairPageDto {
   const mid = mids[pair.symbol] ?? 1;
-  return {
-    pair,
-    price: { bid: mid, ask: mid, mid, price: mid, timestamp: '2026-04-01T12:00:00.000Z' },
-    positions: [],
-    recent_orders: [],
-    trading_account: makeAccount(),
-    pending_orders: [],
-    ...overrides,
-  };
+  return makePairPage(pair, { bid: mid, ask: mid, mid, price: mid, timestamp: '2026-04-01T12:00:00.000Z' }, overrides);
 }
 
 beforeEach(() => {
-  FakeSocket.reset();
-  server = new FakeAuthServer().install();
-  server.signedInBefore();
   mids = { EURUSD: 1.2, USDJPY: 150, EURJPY: 180 };
   platform = makePlatformData();
-  serveTrading(
-    server,
+  server = startTradingServer(
     () => platform,
     () => makePrices(mids),
   );
@@ -211,10 +201,9 @@ describe('Place Order form (docs/screens.md#order-forms)', () => {
       await renderPanels();
       await typeLots('0.5');
       await waitFor(() => expect(estimate()).toHaveTextContent('$600.00'));
-      await waitFor(() => expect(FakeSocket.last).toBeDefined());
-      act(() => FakeSocket.last!.establish());
+      const socket = await establishSocket();
       act(() =>
-        FakeSocket.last!.receive({
+        socket.receive({
           type: 'price_update',
           symbol: 'EURUSD',
           price: 1.3,
@@ -229,30 +218,22 @@ describe('Place Order form (docs/screens.md#order-forms)', () => {
 
   it('sends the order, reads Placing Order... while pending, then resets to BUY 0.01 and reloads', async () => {
     const user = userEvent.setup();
-    let answer: () => void = () => {};
-    server.script(
-      PLACE,
-      () =>
-        new Promise((resolve) => {
-          answer = () =>
-            resolve({
-              status: 201,
-              body: {
-                success: true,
-                data: {
-                  order: makeOrder(),
-                  position: makePosition(),
-                  execution_details: {
-                    execution_price: 1.2,
-                    margin_required: 120,
-                    units: 10_000,
-                    executed_at: '2026-04-01T12:00:00Z',
-                  },
-                },
-              },
-            });
-        }),
-    );
+    const answer = holdReply(server, PLACE, {
+      status: 201,
+      body: {
+        success: true,
+        data: {
+          order: makeOrder(),
+          position: makePosition(),
+          execution_details: {
+            execution_price: 1.2,
+            margin_required: 120,
+            units: 10_000,
+            executed_at: '2026-04-01T12:00:00Z',
+          },
+        },
+      },
+    });
     await renderPanels();
     await user.click(screen.getByRole('radio', { name: 'SELL' }));
     await typeLots('0.1');
@@ -347,8 +328,7 @@ describe('positions in the pair (docs/screens.md#pair-page)', () => {
   it('shows Live or Connecting... beside them', async () => {
     await renderPanels();
     expect(within(positionsCard()).getByRole('status', { name: 'Positions feed' })).toHaveTextContent(/^Connecting\.\.\.$/);
-    await waitFor(() => expect(FakeSocket.last).toBeDefined());
-    act(() => FakeSocket.last!.establish());
+    await establishSocket();
     expect(within(positionsCard()).getByRole('status', { name: 'Positions feed' })).toHaveTextContent(/^Live$/);
   });
 
@@ -374,21 +354,15 @@ describe('positions in the pair (docs/screens.md#pair-page)', () => {
 
   it('confirmed: reads Closing..., sends the price the trader saw, then reloads', async () => {
     vi.spyOn(window, 'confirm').mockReturnValue(true);
-    let answer: () => void = () => {};
-    server.script(
+    const answer = holdReply(
+      server,
       CLOSE,
-      () =>
-        new Promise((resolve) => {
-          answer = () =>
-            resolve(
-              ok({
-                profit_loss: 12.5,
-                close_price: 1.19994,
-                order: makeOrder({ side: 'SELL', reason: 'close' }),
-                position: makePosition({ side: 'FLAT', quantity: 0, status: 'CLOSED' }),
-              }),
-            );
-        }),
+      ok({
+        profit_loss: 12.5,
+        close_price: 1.19994,
+        order: makeOrder({ side: 'SELL', reason: 'close' }),
+        position: makePosition({ side: 'FLAT', quantity: 0, status: 'CLOSED' }),
+      }),
     );
     await renderPanels();
     await waitFor(() => expect(server.callsTo('/api/trading/current-prices/').length).toBeGreaterThan(0));

@@ -1,6 +1,6 @@
 import type { EquityCurveRange } from '@pipdesk/contract';
 import { lazy, Suspense, useState } from 'react';
-import { Alert, Button, Card, Spinner } from '../../components';
+import { Card, LoadState, RangeButtons } from '../../components';
 import { useEquityCurve } from './api';
 import { describeEquityCurve } from './format';
 
@@ -36,20 +36,13 @@ export function EquityCurveCard() {
       title="Equity Curve"
       flush
       actions={
-        <fieldset className="perf-range-buttons">
-          <legend className="sr-only">Equity curve range</legend>
-          {EQUITY_RANGE_BUTTONS.map((b) => (
-            <Button
-              key={b.range}
-              size="sm"
-              variant={b.range === range ? 'primary' : 'ghost'}
-              aria-pressed={b.range === range}
-              onClick={() => setRange(b.range)}
-            >
-              {b.label}
-            </Button>
-          ))}
-        </fieldset>
+        <RangeButtons
+          legend="Equity curve range"
+          className="perf-range-buttons"
+          ranges={EQUITY_RANGE_BUTTONS}
+          value={range}
+          onChange={setRange}
+        />
       }
     >
       <figure
@@ -67,27 +60,15 @@ export function EquityCurveCard() {
         <span className="equity-legend__equity">Equity</span>
         <span className="equity-legend__balance">Balance</span>
       </p>
-      {curve.isPending ? (
-        <div className="equity-curve__state" role="status">
-          <Spinner />
-          <span>Loading equity curve...</span>
-        </div>
-      ) : curve.isError ? (
-        <div className="equity-curve__state">
-          <Alert
-            tone="error"
-            actions={
-              <Button size="sm" onClick={() => void curve.refetch()} busy={curve.isFetching}>
-                Try Again
-              </Button>
-            }
-          >
-            {EQUITY_LOAD_FAILED}
-          </Alert>
-        </div>
-      ) : points.length === 0 ? (
-        <p className="equity-curve__state">{NO_EQUITY_POINTS_TEXT}</p>
-      ) : null}
+      <LoadState
+        className="equity-curve__state"
+        loading={curve.isPending}
+        loadingText="Loading equity curve..."
+        error={curve.isError ? EQUITY_LOAD_FAILED : null}
+        onRetry={() => void curve.refetch()}
+        retrying={curve.isFetching}
+        empty={points.length === 0 ? NO_EQUITY_POINTS_TEXT : null}
+      />
     </Card>
   );
 }

@@ -1,8 +1,8 @@
 import { JOURNAL_PAGE_SIZE, type JournalEntryDto } from '@pipdesk/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Button, Card, Field, Input, Select, Spinner } from '../../components';
+import { Button, Card, CommitOnPauseInput, Field, Pagination, Select, Spinner } from '../../components';
 import { digitsLookup, ErrorBox, usePlatformData } from '../trading';
 import { fetchJournal, performanceKeys, useJournalTags } from './api';
 import { JournalEntry } from './JournalEntry';
@@ -101,10 +101,15 @@ export function JournalCard({ symbols }: { symbols: readonly string[] }) {
             ))}
           </Select>
         </Field>
-        <TagFilter
+        <CommitOnPauseInput
+          label="Tag"
+          className="journal-filters__tag"
           value={filters.tag}
-          listId={tagListId}
           onCommit={(v) => setParams(withJournalFilter(params, 'tag', v), { replace: true })}
+          delayMs={TAG_FILTER_DEBOUNCE_MS}
+          placeholder="e.g. breakout"
+          maxLength={32}
+          list={tagListId}
         />
         <datalist id={tagListId}>
           {known.map((t) => (
@@ -143,63 +148,17 @@ export function JournalCard({ symbols }: { symbols: readonly string[] }) {
             </ol>
           )}
           {count > 0 && (
-            <nav className="journal-pages" aria-label="Journal pages">
-              <Button
-                size="sm"
-                variant="secondary"
-                disabled={page <= 1 || journal.isPlaceholderData}
-                onClick={() => setParams(withJournalPage(params, page - 1))}
-              >
-                Previous
-              </Button>
-              <span className="journal-pages__page">{texts.pages}</span>
-              <Button
-                size="sm"
-                variant="secondary"
-                disabled={page >= totalPages || journal.isPlaceholderData}
-                onClick={() => setParams(withJournalPage(params, page + 1))}
-              >
-                Next
-              </Button>
-              <span className="journal-pages__showing">{texts.showing}</span>
-            </nav>
+            <Pagination
+              label="Journal pages"
+              page={page}
+              totalPages={totalPages}
+              texts={texts}
+              busy={journal.isPlaceholderData}
+              onPage={(p) => setParams(withJournalPage(params, p))}
+            />
           )}
         </>
       )}
     </Card>
-  );
-}
-
-/** The tag filter: follows the address, and writes to it once typing pauses (or on Enter); offers the trader's tags. */
-function TagFilter({ value, listId, onCommit }: { value: string; listId: string; onCommit: (value: string) => void }) {
-  const [text, setText] = useState(value);
-  const commit = useRef(onCommit);
-  commit.current = onCommit;
-  // The address changed from elsewhere (Clear Filters, back button): show it.
-  useEffect(() => setText(value), [value]);
-  useEffect(() => {
-    if (text.trim() === value) return;
-    const timer = setTimeout(() => commit.current(text.trim()), TAG_FILTER_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [text, value]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (text.trim() !== value) onCommit(text.trim());
-  };
-  return (
-    <form onSubmit={submit} className="journal-filters__tag">
-      <Field label="Tag">
-        <Input
-          type="search"
-          value={text}
-          list={listId}
-          placeholder="e.g. breakout"
-          maxLength={32}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setText(e.target.value)}
-        />
-      </Field>
-    </form>
   );
 }

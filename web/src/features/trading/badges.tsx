@@ -1,6 +1,6 @@
-import type { OrderSide, OrderStatus, PositionSide } from '@pipdesk/contract';
+import type { OrderDto, OrderSide, OrderStatus, PositionSide } from '@pipdesk/contract';
 import { Badge, type Tone } from '../../components';
-import { ORDER_STATUS_LABELS } from './format';
+import { ORDER_REASON_LABELS, ORDER_STATUS_LABELS, ORDER_TYPE_LABELS } from './format';
 
 const STATUS_TONES: Readonly<Record<OrderStatus, Tone>> = {
   PENDING: 'warning',
@@ -23,4 +23,15 @@ export function OrderStatusBadge({ status }: { status: OrderStatus }) {
 export function SideBadge({ side }: { side: OrderSide | PositionSide }) {
   const tone: Tone = side === 'BUY' || side === 'LONG' ? 'profit' : side === 'SELL' || side === 'SHORT' ? 'loss' : 'neutral';
   return <Badge tone={tone}>{side}</Badge>;
+}
+
+/** An order's type and, unless it is the trader's own, why it exists: "Market · Stop loss". */
+export function OrderTypeLabel({ order }: { order: Pick<OrderDto, 'order_type' | 'reason'> }) {
+  const reason = ORDER_REASON_LABELS[order.reason];
+  return (
+    <>
+      {ORDER_TYPE_LABELS[order.order_type]}
+      {reason && <span className="order-tag"> · {reason}</span>}
+    </>
+  );
 }

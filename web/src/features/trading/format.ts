@@ -1,4 +1,4 @@
-import { type FxPair, formatPrice, type OrderStatus, type OrderType } from '@pipdesk/contract';
+import { type FxPair, formatPrice, type OrderReason, type OrderStatus, type OrderType } from '@pipdesk/contract';
 
 // docs/screens.md#formatting: money in USD with 2 decimals; prices with the pair's digits; lots with 2 decimals.
 
@@ -65,6 +65,21 @@ export const ORDER_TYPE_LABELS: Readonly<Record<OrderType, string>> = {
   LIMIT: 'Limit',
   STOP: 'Stop',
   STOP_LIMIT: 'Stop Limit',
+};
+
+/**
+ * Why an order exists, in the trader's words (docs/orders.md#the-model); the trader's own order
+ * (`client`) needs no tag. A pending order keeps `client` when it fills; `pending` is reserved.
+ */
+export const ORDER_REASON_LABELS: Readonly<Record<OrderReason, string | null>> = {
+  client: null,
+  close: 'Close',
+  stop_out: 'Stop-out',
+  stop_loss: 'Stop loss',
+  take_profit: 'Take profit',
+  trailing_stop: 'Trailing stop',
+  pending: 'Pending',
+  reset: 'Reset',
 };
 
 /**

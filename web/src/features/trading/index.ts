@@ -1,7 +1,7 @@
 // The trading feature: the live feed (trading socket + price poll), order forms, positions and orders.
 // Other features use the live prices through `useLivePrices` / `useLivePrice`.
 export { AccountCards, AccountInfoCard } from './AccountFigures';
-export { OrderStatusBadge, SideBadge } from './badges';
+export { OrderStatusBadge, OrderTypeLabel, SideBadge } from './badges';
 export * from './format';
 export { FeedModeBadge, LiveIndicator, MarginCallBanner } from './LiveBadges';
 export {
@@ -15,13 +15,15 @@ export {
 export type { PriceMap } from './livePrices';
 export { MarketOrderForm } from './MarketOrderForm';
 export { ErrorBox, TradingNotAvailable } from './notices';
-export { OrdersTable } from './OrdersTable';
+export { OrdersTable, orderColumns } from './OrdersTable';
 export { PairOrderForm } from './PairOrderForm';
 export { PositionsTable } from './PositionsTable';
 export { PendingOrdersPanel } from './pending/PendingOrdersPanel';
 export {
   fetchOrders,
   isListedPosition,
+  modifyOrder,
+  modifyPosition,
   reloadTradingData,
   tradingKeys,
   usePairPage,

@@ -2,15 +2,17 @@ import type {
   CurrentPrices,
   FxPair,
   OrderDto,
+  PairPageDto,
   PlatformDataDto,
   PositionDto,
   TradingAccountDto,
   TradingServerMessage,
 } from '@pipdesk/contract';
-import { screen, within } from '@testing-library/react';
+import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import type { ReactElement } from 'react';
+import { expect, vi } from 'vitest';
 import { NoticeProvider } from '../../notices/NoticeProvider';
-import { DEMO_USER, type FakeAuthServer } from '../../test/fakeAuthServer';
+import { DEMO_USER, FakeAuthServer, type Reply } from '../../test/fakeAuthServer';
 import { renderWithProviders } from '../../test/render';
 import { LiveTradingProvider } from './LiveTradingProvider';
 import type { SocketLike } from './tradingSocket';
@@ -209,16 +211,67 @@ export function makePrices(mids: Record<string, number>, timestamp = T0): Curren
   return out;
 }
 
+/** A pair page's answer: the pair at `price`, nothing held, ordered or pending, the default account. */
+export function makePairPage(pair: FxPair, price: PairPageDto['price'], overrides: Partial<PairPageDto> = {}): PairPageDto {
+  return {
+    pair,
+    price,
+    positions: [],
+    recent_orders: [],
+    trading_account: makeAccount(),
+    pending_orders: [],
+    ...overrides,
+  };
+}
+
+/** The prices `serveTrading` serves unless told otherwise: EURUSD bid 1.19994, ask 1.20006. */
+export const tradingPrices = (): CurrentPrices => makePrices({ EURUSD: 1.2, USDJPY: 150, EURJPY: 180 });
+
 export const ok = (data: unknown) => ({ status: 200, body: { success: true, data } });
 
 /** Serves platform-data and current-prices on the fake server (requires a signed-in token). */
 export function serveTrading(
   server: FakeAuthServer,
   data: () => PlatformDataDto,
-  prices: () => CurrentPrices = () => makePrices({ EURUSD: 1.2, USDJPY: 150, EURJPY: 180 }),
+  prices: () => CurrentPrices = tradingPrices,
 ): void {
   server.on('/api/trading/platform-data/', () => ok(data()));
   server.on('/api/trading/current-prices/', () => ok(prices()));
+}
+
+/**
+ * A signed-in trader's fake server serving platform-data and current-prices, with no trading
+ * socket opened yet (call in `beforeEach`).
+ */
+export function startTradingServer(data: () => PlatformDataDto, prices?: () => CurrentPrices): FakeAuthServer {
+  FakeSocket.reset();
+  const server = new FakeAuthServer().install();
+  server.signedInBefore();
+  serveTrading(server, data, prices);
+  return server;
+}
+
+/** Waits for the trading socket to open and plays the server establishing it. */
+export async function establishSocket(): Promise<FakeSocket> {
+  await waitFor(() => expect(FakeSocket.last).toBeDefined());
+  act(() => FakeSocket.last!.establish());
+  return FakeSocket.last!;
+}
+
+/**
+ * Scripts the next call to `path` to wait for the returned `release` before `reply` arrives, so
+ * a test can see the screen while the request is in flight.
+ */
+export function holdReply(server: FakeAuthServer, path: string, reply: Reply): () => void {
+  let release: () => void = () => {};
+  server.script(path, () => new Promise((resolve) => (release = () => resolve(reply))));
+  return () => release();
+}
+
+/** Suites that render whole screens run on a loaded 2-core CI machine: generous waits, each for an observable state. */
+export function allowSlowScreens(): void {
+  configure({ asyncUtilTimeout: 5_000 });
+  vi.setConfig({ testTimeout: 30_000 });
 }
 
 /** The notices (toasts) region of the signed-in app. */

@@ -1,24 +1,20 @@
-import { modifyOrderResponseSchema, modifyPositionResponseSchema, type OrderDto, type PositionDto } from '@pipdesk/contract';
-import { api, enveloped } from '../../../api';
-import type { LineChange } from './lines';
+import type { OrderDto, PositionDto } from '@pipdesk/contract';
+import { modifyOrder, modifyPosition } from '../../trading';
+import { type LineTarget, lineChange } from './lines';
 
 /** What the server holds after a moved line was accepted. */
 export type LineChangeResult = { kind: 'position'; position: PositionDto } | { kind: 'order'; order: OrderDto };
 
-/** Sends a moved line's change (docs/orders.md#the-calls); a refusal throws the API client's ApiError with the server's text. */
-export async function sendLineChange(change: LineChange): Promise<LineChangeResult> {
+/**
+ * Moves a line's target to `price` with the trading calls' own PATCH (docs/orders.md#the-calls);
+ * a refusal throws the API client's ApiError with the server's text.
+ */
+export async function sendLineChange(target: LineTarget, price: number): Promise<LineChangeResult> {
+  const change = lineChange(target, price);
   if (change.kind === 'position') {
-    const { position } = await api.request(change.path, {
-      method: 'PATCH',
-      body: change.body,
-      schema: enveloped(modifyPositionResponseSchema),
-    });
+    const { position } = await modifyPosition(target.id, change.body);
     return { kind: 'position', position };
   }
-  const { order } = await api.request(change.path, {
-    method: 'PATCH',
-    body: change.body,
-    schema: enveloped(modifyOrderResponseSchema),
-  });
+  const { order } = await modifyOrder(target.id, change.body);
   return { kind: 'order', order };
 }

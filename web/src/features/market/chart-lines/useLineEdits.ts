@@ -2,7 +2,7 @@ import { formatPrice } from '@pipdesk/contract';
 import { useEffect, useMemo, useState } from 'react';
 import { errorMessage } from '../../../api';
 import { type LineChangeResult, sendLineChange } from './api';
-import { type ChartLine, lineChange, parseLinePrice } from './lines';
+import { type ChartLine, parseLinePrice } from './lines';
 
 /** A line shown away from its server price: proposed (dialog open) or saved (until the server's data shows it). */
 interface Proposal {
@@ -117,7 +117,7 @@ export function useLineEdits(lines: readonly ChartLine[], digits: number, onChan
       setEdit({ ...edit, saving: true, fieldError: null });
       setProposal(line.id, { price: parsed.price, savedFrom: null });
       try {
-        const result = await sendLineChange(lineChange(line.target as NonNullable<ChartLine['target']>, parsed.price));
+        const result = await sendLineChange(line.target as NonNullable<ChartLine['target']>, parsed.price);
         setProposal(line.id, { price: parsed.price, savedFrom: line.version });
         setEdit(null);
         onChanged?.(result);

@@ -1,5 +1,5 @@
 import type { FxPair, ModifyOrderRequest, OrderDto, TimeInForce } from '@pipdesk/contract';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type Ref, useEffect, useRef, useState } from 'react';
 import { Alert, Button, Field, Input, Select } from '../../../components';
 import { formatLots, ORDER_TYPE_LABELS } from '../format';
 import { checkOrderChange, type OrderDraft, type OrderField, orderDraftOf, type Quote } from './pendingRules';
@@ -17,6 +17,46 @@ export interface ModifyOrderFormProps {
   /** For tests: the clock of the expiry rules. */
   now?: () => number;
 }
+
+/** One typed figure of the form (a price or a distance) with its hint and problem. */
+function FigureField(props: {
+  label: string;
+  hint?: string;
+  error: string | undefined;
+  /** Whole pips take `numeric`, prices `decimal` (the mobile keyboard). */
+  inputMode: 'decimal' | 'numeric';
+  value: string;
+  onChange(value: string): void;
+  inputRef?: Ref<HTMLInputElement>;
+}) {
+  return (
+    <Field label={props.label} hint={props.hint} error={props.error}>
+      <Input
+        ref={props.inputRef}
+        inputMode={props.inputMode}
+        autoComplete="off"
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </Field>
+  );
+}
+
+/** A typed figure of the form: which draft text it edits and how it is shown. */
+interface FigureSpec {
+  field: 'price' | 'limitPrice' | 'stopLoss' | 'takeProfit' | 'trailingStopPips';
+  /** Shown instead of the field's name (which its problems start with). */
+  label?: string;
+  hint?: string;
+  inputMode: 'decimal' | 'numeric';
+}
+
+/** The protection the order gives its position, in the form's order. */
+const PROTECTION_FIELDS: FigureSpec[] = [
+  { field: 'stopLoss', hint: 'Empty for none', inputMode: 'decimal' },
+  { field: 'takeProfit', hint: 'Empty for none', inputMode: 'decimal' },
+  { field: 'trailingStopPips', label: 'Trailing stop (pips)', hint: '5 to 1,000; empty for none', inputMode: 'numeric' },
+];
 
 const label = (order: OrderDto) =>
   `${order.side} ${ORDER_TYPE_LABELS[order.order_type]} ${formatLots(order.quantity)} ${order.fx_pair_symbol}`;
@@ -68,7 +108,23 @@ export function ModifyOrderForm({ order, pair, quote, onSave, onDone, now = Date
     else setServerError(outcome.badRequest);
   }
 
-  const triggered = order.triggered_at !== null;
+  // The price a triggered STOP_LIMIT no longer has; the first shown takes the focus.
+  const entryFields: FigureSpec[] = [
+    ...(order.triggered_at === null ? [{ field: 'price', inputMode: 'decimal' } as const] : []),
+    ...(order.order_type === 'STOP_LIMIT' ? [{ field: 'limitPrice', inputMode: 'decimal' } as const] : []),
+  ];
+  const figureField = (spec: FigureSpec, inputRef?: Ref<HTMLInputElement>) => (
+    <FigureField
+      key={spec.field}
+      label={spec.label ?? fieldName[spec.field]}
+      hint={spec.hint}
+      error={problem(spec.field)}
+      inputMode={spec.inputMode}
+      value={draft[spec.field]}
+      onChange={set(spec.field)}
+      inputRef={inputRef}
+    />
+  );
   return (
     <form
       className="modify-order"
@@ -81,28 +137,7 @@ export function ModifyOrderForm({ order, pair, quote, onSave, onDone, now = Date
     >
       <h3 className="modify-order__title">Modify {label(order)}</h3>
       <div className="modify-order__fields">
-        {!triggered && (
-          <Field label={fieldName.price} error={problem('price')}>
-            <Input
-              ref={first}
-              inputMode="decimal"
-              autoComplete="off"
-              value={draft.price}
-              onChange={(e) => set('price')(e.target.value)}
-            />
-          </Field>
-        )}
-        {order.order_type === 'STOP_LIMIT' && (
-          <Field label={fieldName.limitPrice} error={problem('limitPrice')}>
-            <Input
-              ref={triggered ? first : undefined}
-              inputMode="decimal"
-              autoComplete="off"
-              value={draft.limitPrice}
-              onChange={(e) => set('limitPrice')(e.target.value)}
-            />
-          </Field>
-        )}
+        {entryFields.map((spec, i) => figureField(spec, i === 0 ? first : undefined))}
         <Field label={fieldName.timeInForce}>
           <Select value={draft.timeInForce} onChange={(e) => set('timeInForce')(e.target.value as TimeInForce)}>
             <option value="GTC">Good till cancelled</option>
@@ -114,30 +149,7 @@ export function ModifyOrderForm({ order, pair, quote, onSave, onDone, now = Date
             <Input type="datetime-local" value={draft.expiresAt} onChange={(e) => set('expiresAt')(e.target.value)} />
           </Field>
         )}
-        <Field label={fieldName.stopLoss} hint="Empty for none" error={problem('stopLoss')}>
-          <Input
-            inputMode="decimal"
-            autoComplete="off"
-            value={draft.stopLoss}
-            onChange={(e) => set('stopLoss')(e.target.value)}
-          />
-        </Field>
-        <Field label={fieldName.takeProfit} hint="Empty for none" error={problem('takeProfit')}>
-          <Input
-            inputMode="decimal"
-            autoComplete="off"
-            value={draft.takeProfit}
-            onChange={(e) => set('takeProfit')(e.target.value)}
-          />
-        </Field>
-        <Field label="Trailing stop (pips)" hint="5 to 1,000; empty for none" error={problem('trailingStopPips')}>
-          <Input
-            inputMode="numeric"
-            autoComplete="off"
-            value={draft.trailingStopPips}
-            onChange={(e) => set('trailingStopPips')(e.target.value)}
-          />
-        </Field>
+        {PROTECTION_FIELDS.map((spec) => figureField(spec))}
       </div>
       {serverError && <Alert tone="error">{serverError}</Alert>}
       <div className="modify-order__actions">

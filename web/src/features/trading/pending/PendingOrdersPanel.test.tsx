@@ -1,28 +1,28 @@
-import type { OrderDto, PairPageDto, PlatformDataDto } from '@pipdesk/contract';
-import { act, configure, screen, waitFor, within } from '@testing-library/react';
+import type { OrderDto, PlatformDataDto } from '@pipdesk/contract';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeAuthServer } from '../../../test/fakeAuthServer';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FakeAuthServer } from '../../../test/fakeAuthServer';
 import { DashboardPage } from '../../dashboard/DashboardPage';
 import { PairTradingPanels } from '../../pair/PairTradingPanels';
 import {
+  allowSlowScreens,
   EURUSD,
-  FakeSocket,
+  establishSocket,
   findNotice,
-  makeAccount,
+  holdReply,
   makeOrder,
+  makePairPage,
   makePlatformData,
   notifications,
   ok,
   renderTrading,
-  serveTrading,
+  startTradingServer,
 } from '../testSupport';
 
 // docs/screens.md#pending-orders: the Pending Orders panel, live from the trading socket, with Modify and Cancel.
 
-// The suite runs on a loaded 2-core machine: generous waits, each for an observable state.
-configure({ asyncUtilTimeout: 5_000 });
-vi.setConfig({ testTimeout: 30_000 });
+allowSlowScreens();
 
 const PLATFORM = '/api/trading/platform-data/';
 const T1 = '2026-04-01T12:05:00.000Z';
@@ -45,19 +45,15 @@ const pending = (overrides: Partial<OrderDto> = {}): OrderDto =>
   });
 
 beforeEach(() => {
-  FakeSocket.reset();
-  server = new FakeAuthServer().install();
-  server.signedInBefore();
   platform = makePlatformData();
-  serveTrading(server, () => platform);
+  server = startTradingServer(() => platform);
 });
 
 async function renderDashboard() {
   const view = renderTrading(<DashboardPage />);
   const panel = await screen.findByRole('region', { name: 'Pending Orders' });
-  await waitFor(() => expect(FakeSocket.last).toBeDefined());
-  act(() => FakeSocket.last!.establish());
-  return { ...view, panel };
+  const socket = await establishSocket();
+  return { ...view, panel, socket };
 }
 
 const shownNotices = () =>
@@ -85,7 +81,7 @@ describe('Pending Orders on the dashboard', () => {
         }),
       ],
     });
-    const { panel } = await renderDashboard();
+    const { panel, socket } = await renderDashboard();
     expect(within(panel).getByRole('heading', { name: 'Pending Orders' })).toBeVisible();
     const rows = within(panel).getAllByRole('row');
     expect(
@@ -97,34 +93,33 @@ describe('Pending Orders on the dashboard', () => {
     expect(rows[2]).toHaveTextContent(/USDJPY.*Stop Limit.*SELL.*149\.500.*149\.400/);
     expect(within(rows[2]!).getByRole('time')).toHaveAttribute('datetime', '2026-04-02T12:00:00.000Z');
 
-    act(() => FakeSocket.last!.receive(priceUpdate('EURUSD', 1.19994, 1.20006, '2026-04-01T12:10:00.000Z')));
+    act(() => socket.receive(priceUpdate('EURUSD', 1.19994, 1.20006, '2026-04-01T12:10:00.000Z')));
     await waitFor(() => expect(screen.getByTestId('distance-31')).toHaveTextContent('100.6'));
-    act(() => FakeSocket.last!.receive(priceUpdate('EURUSD', 1.19494, 1.19506, '2026-04-01T12:10:01.000Z')));
+    act(() => socket.receive(priceUpdate('EURUSD', 1.19494, 1.19506, '2026-04-01T12:10:01.000Z')));
     await waitFor(() => expect(screen.getByTestId('distance-31')).toHaveTextContent('50.6'));
-    act(() => FakeSocket.last!.receive(priceUpdate('USDJPY', 150, 150.012, '2026-04-01T12:10:01.000Z')));
+    act(() => socket.receive(priceUpdate('USDJPY', 150, 150.012, '2026-04-01T12:10:01.000Z')));
     // A SELL waits for the bid: 150.000 - 149.500 = 50.0 pips of 0.01.
     await waitFor(() => expect(screen.getByTestId('distance-32')).toHaveTextContent('50.0'));
   });
 
   it('follows order_update without a reload: placed, modified, then filled, cancelled, expired or rejected leave', async () => {
-    const { panel } = await renderDashboard();
+    const { panel, socket } = await renderDashboard();
     expect(within(panel).getByText('No pending orders')).toBeVisible();
     // The reloads the order_updates ask for never answer: what shows comes from the socket messages alone.
     const hang = () => new Promise<{ status: number; body: unknown }>(() => {});
     server.script(PLATFORM, ...Array.from({ length: 20 }, () => hang));
-    const ws = FakeSocket.last!;
 
-    act(() => ws.receive({ type: 'order_update', data: { order: pending() } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: pending() } }));
     expect(await within(panel).findByRole('button', { name: 'Cancel BUY LIMIT 0.10 EURUSD at 1.19000' })).toBeVisible();
-    act(() => ws.receive({ type: 'order_update', data: { order: pending({ id: 33, price: 1.185 }) } }));
-    act(() => ws.receive({ type: 'order_update', data: { order: pending({ price: 1.195, updated_at: T1 }) } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: pending({ id: 33, price: 1.185 }) } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: pending({ price: 1.195, updated_at: T1 }) } }));
     await within(panel).findByRole('button', { name: 'Cancel BUY LIMIT 0.10 EURUSD at 1.19500' });
     expect(within(panel).getAllByRole('row')).toHaveLength(3);
 
     for (const status of ['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED'] as const) {
-      act(() => ws.receive({ type: 'order_update', data: { order: pending({ id: 40, price: 1.18 }) } }));
+      act(() => socket.receive({ type: 'order_update', data: { order: pending({ id: 40, price: 1.18 }) } }));
       await within(panel).findByRole('button', { name: 'Cancel BUY LIMIT 0.10 EURUSD at 1.18000' });
-      act(() => ws.receive({ type: 'order_update', data: { order: pending({ id: 40, price: 1.18, status }) } }));
+      act(() => socket.receive({ type: 'order_update', data: { order: pending({ id: 40, price: 1.18, status }) } }));
       await waitFor(() => expect(within(panel).queryByRole('button', { name: /at 1\.18000$/ })).toBeNull());
       expect(within(panel).getAllByRole('row')).toHaveLength(3);
     }
@@ -132,12 +127,12 @@ describe('Pending Orders on the dashboard', () => {
 
   it('a non-fill order_update reloads Recent Orders (a cancel made elsewhere shows there)', async () => {
     platform = makePlatformData({ pending_orders: [pending()] });
-    const { panel } = await renderDashboard();
+    const { panel, socket } = await renderDashboard();
     await within(panel).findByRole('button', { name: /^Cancel BUY LIMIT/ });
     const loads = server.callsTo(PLATFORM).length;
     const cancelled = pending({ status: 'CANCELLED', updated_at: T1 });
     platform = makePlatformData({ recent_orders: [cancelled] });
-    act(() => FakeSocket.last!.receive({ type: 'order_update', data: { order: cancelled } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: cancelled } }));
     await waitFor(() => expect(server.callsTo(PLATFORM).length).toBeGreaterThan(loads));
     const recent = screen.getByRole('region', { name: 'Recent Orders' });
     expect(await within(recent).findByText('Cancelled')).toBeVisible();
@@ -147,13 +142,9 @@ describe('Pending Orders on the dashboard', () => {
   it('Cancel sends the cancel, the row leaves, and one notice shows though the socket reports it too', async () => {
     platform = makePlatformData({ pending_orders: [pending()] });
     const user = userEvent.setup();
-    const { panel } = await renderDashboard();
+    const { panel, socket } = await renderDashboard();
     const cancelled = pending({ status: 'CANCELLED', updated_at: T1 });
-    let answer: () => void = () => {};
-    server.script(
-      '/api/trading/orders/31/cancel/',
-      () => new Promise((resolve) => (answer = () => resolve(ok({ order: cancelled })))),
-    );
+    const answer = holdReply(server, '/api/trading/orders/31/cancel/', ok({ order: cancelled }));
     await user.click(within(panel).getByRole('button', { name: 'Cancel BUY LIMIT 0.10 EURUSD at 1.19000' }));
     const busy = await within(panel).findByRole('button', { name: 'Cancelling BUY LIMIT 0.10 EURUSD at 1.19000' });
     expect(busy).toHaveTextContent('Cancelling...');
@@ -162,7 +153,7 @@ describe('Pending Orders on the dashboard', () => {
     act(() => answer());
     expect(await findNotice('BUY LIMIT 0.10 EURUSD at 1.19000')).toHaveTextContent('Order cancelled');
     await waitFor(() => expect(within(panel).getByText('No pending orders')).toBeVisible());
-    act(() => FakeSocket.last!.receive({ type: 'order_update', data: { order: cancelled } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: cancelled } }));
     expect(shownNotices()).toHaveLength(1);
   });
 
@@ -181,11 +172,11 @@ describe('Pending Orders on the dashboard', () => {
     async function openModify() {
       platform = makePlatformData({ pending_orders: [pending({ stop_loss: 1.18 })] });
       const user = userEvent.setup();
-      const { panel } = await renderDashboard();
-      act(() => FakeSocket.last!.receive(priceUpdate('EURUSD', 1.19994, 1.20006, '2026-04-01T12:10:00.000Z')));
+      const { panel, socket } = await renderDashboard();
+      act(() => socket.receive(priceUpdate('EURUSD', 1.19994, 1.20006, '2026-04-01T12:10:00.000Z')));
       await user.click(within(panel).getByRole('button', { name: 'Modify BUY LIMIT 0.10 EURUSD at 1.19000' }));
       const form = within(panel).getByRole('form', { name: 'Modify BUY Limit 0.10 EURUSD order' });
-      return { user, panel, form };
+      return { user, panel, form, socket };
     }
 
     it('checks as the server does before sending: a BUY LIMIT below the ask, SL below the price', async () => {
@@ -207,7 +198,7 @@ describe('Pending Orders on the dashboard', () => {
     });
 
     it("sends only what changed (an emptied stop loss as null), shows one notice, and the row's new values", async () => {
-      const { user, panel, form } = await openModify();
+      const { user, panel, form, socket } = await openModify();
       const modified = pending({ price: 1.195, stop_loss: null, trailing_stop_pips: 20, updated_at: T1 });
       server.on('/api/trading/orders/31/', () => ok({ order: modified }));
       await user.clear(within(form).getByLabelText('Price'));
@@ -224,7 +215,7 @@ describe('Pending Orders on the dashboard', () => {
       await waitFor(() => expect(screen.queryByRole('form', { name: /^Modify/ })).toBeNull());
       expect(within(panel).getByRole('button', { name: 'Modify BUY LIMIT 0.10 EURUSD at 1.19500' })).toHaveFocus();
       expect(within(panel).getAllByRole('row')[1]).toHaveTextContent('trailing 20 pips');
-      act(() => FakeSocket.last!.receive({ type: 'order_update', data: { order: modified } }));
+      act(() => socket.receive({ type: 'order_update', data: { order: modified } }));
       expect(shownNotices()).toHaveLength(1);
     });
 
@@ -254,24 +245,17 @@ describe('Pending Orders on the dashboard', () => {
 
 describe('Pending Orders on the pair page', () => {
   it("lists the pair's orders only, and an order_update of another pair leaves it alone", async () => {
-    let pairPage: PairPageDto = {
-      pair: EURUSD,
-      price: { bid: 1.19994, ask: 1.20006, mid: 1.2, price: 1.2, timestamp: '2026-04-01T12:00:00.000Z' },
-      positions: [],
-      recent_orders: [],
-      trading_account: makeAccount(),
-      pending_orders: [pending()],
-    };
+    const price = { bid: 1.19994, ask: 1.20006, mid: 1.2, price: 1.2, timestamp: '2026-04-01T12:00:00.000Z' };
+    let pairPage = makePairPage(EURUSD, price, { pending_orders: [pending()] });
     server.on('/api/trading/pair/EURUSD/', () => ok(pairPage));
     renderTrading(<PairTradingPanels pair={EURUSD} />, { path: '/pair/EURUSD' });
     const panel = await screen.findByRole('region', { name: 'Pending Orders' });
     expect(within(panel).getByRole('heading', { name: 'Pending Orders · EURUSD' })).toBeVisible();
     await within(panel).findByRole('button', { name: /^Cancel BUY LIMIT 0\.10 EURUSD/ });
     expect(within(panel).queryByRole('columnheader', { name: 'Pair' })).toBeNull();
-    await waitFor(() => expect(FakeSocket.last).toBeDefined());
-    act(() => FakeSocket.last!.establish());
+    const socket = await establishSocket();
     act(() =>
-      FakeSocket.last!.receive({
+      socket.receive({
         type: 'order_update',
         data: { order: pending({ id: 50, fx_pair_symbol: 'USDJPY', price: 149.5 }) },
       }),
@@ -279,7 +263,7 @@ describe('Pending Orders on the pair page', () => {
     const placed = pending({ id: 51, price: 1.18 });
     // The server's list has it too (the order_update asks for a reload).
     pairPage = { ...pairPage, pending_orders: [pending(), placed] };
-    act(() => FakeSocket.last!.receive({ type: 'order_update', data: { order: placed } }));
+    act(() => socket.receive({ type: 'order_update', data: { order: placed } }));
     await within(panel).findByRole('button', { name: 'Cancel BUY LIMIT 0.10 EURUSD at 1.18000' });
     expect(within(panel).queryByText('USDJPY')).toBeNull();
   });

@@ -1,10 +1,16 @@
 import { Dec, MAX_GTD_DAYS, type ModifyOrderRequest, type OrderDto, type TimeInForce } from '@pipdesk/contract';
-import { protectionSideProblems, readPrice, readTrailingPips } from '../protection/protectionRules';
+import {
+  type ExpiryProblem,
+  pendingPriceProblem,
+  protectionChange,
+  readExpiry,
+  readPrice,
+  readProtection,
+  samePrice,
+} from '../orderRules';
 
 // A pending order's live figures and the checks the server makes on a change
 // (docs/orders.md#validation, docs/orders.md#modify-and-cancel), made before sending.
-
-const DAY_MS = 86_400_000;
 
 /** The bid and ask a pending order is judged by. */
 export interface Quote {
@@ -85,22 +91,13 @@ export interface OrderChangeContext {
   now: number;
 }
 
-const same = (a: Dec | null, b: number | null) => (a === null ? b === null : b !== null && a.eq(b));
-
-/**
- * A BUY LIMIT below the ask, a SELL LIMIT above the bid, a BUY STOP above the ask, a SELL STOP
- * below the bid, a STOP_LIMIT's trigger as a STOP (otherwise it would fill at once).
- */
-function pendingPriceProblem(order: OrderDto, price: Dec, quote: Quote, digits: number): string | null {
-  const stop = order.order_type !== 'LIMIT';
-  const name = `a ${order.side} ${stop ? 'STOP' : 'LIMIT'}`;
-  if (order.side === 'BUY') {
-    const ok = stop ? price.gt(quote.ask) : price.lt(quote.ask);
-    return ok ? null : `${name} must be ${stop ? 'above' : 'below'} the ask (${Dec.from(quote.ask).toFixed(digits)})`;
-  }
-  const ok = stop ? price.lt(quote.bid) : price.gt(quote.bid);
-  return ok ? null : `${name} must be ${stop ? 'below' : 'above'} the bid (${Dec.from(quote.bid).toFixed(digits)})`;
-}
+/** The Modify form's words for an expiry problem (docs/orders.md#validation). */
+const EXPIRY_TEXT: Record<ExpiryProblem, string> = {
+  missing: 'is required for a GTD order',
+  invalid: 'must be a date and time',
+  past: 'must be in the future',
+  tooFar: `must be at most ${MAX_GTD_DAYS} days ahead`,
+};
 
 /**
  * Checks the Modify form as the server will: prices with the pair's digits; a new price on the
@@ -123,8 +120,8 @@ export function checkOrderChange(order: OrderDto, draft: OrderDraft, ctx: OrderC
     else if (price.kind === 'invalid') problems.price = price.problem;
     else {
       entryPrice = price.value;
-      if (!same(price.value, order.price)) {
-        const problem = ctx.quote ? pendingPriceProblem(order, price.value, ctx.quote, digits) : null;
+      if (!samePrice(price.value, order.price)) {
+        const problem = ctx.quote ? pendingPriceProblem(order.order_type, order.side, price.value, ctx.quote, digits) : null;
         if (problem) problems.price = problem;
         else change.price = price.value.toNumber();
       }
@@ -137,47 +134,25 @@ export function checkOrderChange(order: OrderDto, draft: OrderDraft, ctx: OrderC
     else if (limit.kind === 'invalid') problems.limitPrice = limit.problem;
     else {
       entryPrice = limit.value;
-      if (!same(limit.value, order.limit_price)) change.limit_price = limit.value.toNumber();
+      if (!samePrice(limit.value, order.limit_price)) change.limit_price = limit.value.toNumber();
     }
   }
 
   if (draft.timeInForce !== order.time_in_force) change.time_in_force = draft.timeInForce;
   if (draft.timeInForce === 'GTD' && (draft.timeInForce !== order.time_in_force || draft.expiresAt !== initial.expiresAt)) {
-    const at = draft.expiresAt.trim() === '' ? Number.NaN : new Date(draft.expiresAt).getTime();
-    if (draft.expiresAt.trim() === '') problems.expiresAt = 'is required for a GTD order';
-    else if (Number.isNaN(at)) problems.expiresAt = 'must be a date and time';
-    else if (at <= ctx.now) problems.expiresAt = 'must be in the future';
-    else if (at > ctx.now + MAX_GTD_DAYS * DAY_MS) problems.expiresAt = `must be at most ${MAX_GTD_DAYS} days ahead`;
-    else change.expires_at = new Date(at).toISOString();
+    const expiry = readExpiry(draft.expiresAt, ctx.now);
+    if ('problem' in expiry) problems.expiresAt = EXPIRY_TEXT[expiry.problem];
+    else change.expires_at = new Date(expiry.at).toISOString();
   }
 
-  const sl = readPrice(draft.stopLoss, digits);
-  const tp = readPrice(draft.takeProfit, digits);
-  const trailing = readTrailingPips(draft.trailingStopPips);
-  if (sl.kind === 'invalid') problems.stopLoss = sl.problem;
-  if (tp.kind === 'invalid') problems.takeProfit = tp.problem;
-  if (trailing.kind === 'invalid') problems.trailingStopPips = trailing.problem;
-  const stopLoss = sl.kind === 'price' ? sl.value : null;
-  const takeProfit = tp.kind === 'price' ? tp.value : null;
-  const sides = protectionSideProblems(
-    order.side === 'BUY',
-    entryPrice,
-    stopLimit ? 'the limit price' : 'the order price',
-    stopLoss,
-    takeProfit,
-    digits,
-  );
-  if (sides.stopLoss && !problems.stopLoss) problems.stopLoss = sides.stopLoss;
-  if (sides.takeProfit && !problems.takeProfit) problems.takeProfit = sides.takeProfit;
-  if (sl.kind !== 'invalid' && !same(stopLoss, order.stop_loss))
-    change.stop_loss = stopLoss === null ? null : stopLoss.toNumber();
-  if (tp.kind !== 'invalid' && !same(takeProfit, order.take_profit)) {
-    change.take_profit = takeProfit === null ? null : takeProfit.toNumber();
-  }
-  if (trailing.kind !== 'invalid') {
-    const pips = trailing.kind === 'pips' ? trailing.value : null;
-    if (pips !== order.trailing_stop_pips) change.trailing_stop_pips = pips;
-  }
+  // A BUY's protection is judged as a long's, against the order's entry.
+  const protection = readProtection(draft, digits, {
+    long: order.side === 'BUY',
+    reference: entryPrice,
+    what: stopLimit ? 'the limit price' : 'the order price',
+  });
+  Object.assign(problems, protection.problems);
+  Object.assign(change, protectionChange(protection, order));
 
   if (Object.keys(problems).length > 0) return { change: null, problems };
   return { change: Object.keys(change).length > 0 ? change : null, problems };

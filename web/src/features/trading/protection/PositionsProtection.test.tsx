@@ -1,47 +1,38 @@
 import type { PlatformDataDto, PositionDto } from '@pipdesk/contract';
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeAuthServer } from '../../../test/fakeAuthServer';
+import type { FakeAuthServer } from '../../../test/fakeAuthServer';
 import { DashboardPage } from '../../dashboard/DashboardPage';
 import {
-  FakeSocket,
+  allowSlowScreens,
   findNotice,
   makeOrder,
   makePlatformData,
   makePosition,
-  makePrices,
   ok,
   renderTrading,
-  serveTrading,
+  startTradingServer,
+  tradingPrices,
 } from '../testSupport';
 
 // docs/screens.md#positions-protection: SL, TP and trailing edited in place; a partial close.
 
-// The suite runs on a loaded 2-core machine: generous waits, each for an observable state.
-configure({ asyncUtilTimeout: 5_000 });
-vi.setConfig({ testTimeout: 30_000 });
+allowSlowScreens();
 
 const PATCH = '/api/trading/positions/11/';
 const CLOSE = '/api/trading/close-position/11/';
-// makePrices: EURUSD bid 1.19994, ask 1.20006.
-const PRICES = makePrices({ EURUSD: 1.2, USDJPY: 150, EURJPY: 180 });
+// What the server serves: EURUSD bid 1.19994, ask 1.20006.
+const PRICES = tradingPrices();
 
 let server: FakeAuthServer;
 let platform: PlatformDataDto;
 let position: PositionDto;
 
 beforeEach(() => {
-  FakeSocket.reset();
-  server = new FakeAuthServer().install();
-  server.signedInBefore();
   position = makePosition({ id: 11, side: 'LONG', quantity: 0.1, stop_loss: null, take_profit: 1.21, trailing_stop_pips: null });
   platform = makePlatformData({ open_positions: [position] });
-  serveTrading(
-    server,
-    () => platform,
-    () => PRICES,
-  );
+  server = startTradingServer(() => platform);
 });
 
 afterEach(() => {

@@ -1,31 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makePosition } from '../testSupport';
-import { checkProtection, closeLotsProblem, protectionDraftOf, readPrice, readTrailingPips } from './protectionRules';
+import { checkProtection, closeLotsProblem, protectionDraftOf } from './protectionRules';
 
 // docs/orders.md#validation: what the server refuses with a 400, refused before sending.
-
-describe('readPrice', () => {
-  it('takes a positive price with at most the pair digits, empty as none', () => {
-    expect(readPrice('', 5)).toEqual({ kind: 'empty' });
-    expect(readPrice('1.08734', 5)).toMatchObject({ kind: 'price' });
-    expect(readPrice('1.087345', 5)).toEqual({ kind: 'invalid', problem: 'must have at most 5 decimals' });
-    expect(readPrice('151.2345', 3)).toEqual({ kind: 'invalid', problem: 'must have at most 3 decimals' });
-    expect(readPrice('0', 5)).toEqual({ kind: 'invalid', problem: 'must be greater than 0' });
-    expect(readPrice('-1', 5)).toEqual({ kind: 'invalid', problem: 'must be a number' });
-    expect(readPrice('abc', 5)).toEqual({ kind: 'invalid', problem: 'must be a number' });
-  });
-});
-
-describe('readTrailingPips', () => {
-  it('takes whole pips from 5 to 1,000', () => {
-    expect(readTrailingPips('')).toEqual({ kind: 'empty' });
-    expect(readTrailingPips('5')).toEqual({ kind: 'pips', value: 5 });
-    expect(readTrailingPips('1000')).toEqual({ kind: 'pips', value: 1000 });
-    expect(readTrailingPips('4')).toEqual({ kind: 'invalid', problem: 'must be at least 5' });
-    expect(readTrailingPips('1001')).toEqual({ kind: 'invalid', problem: 'must be at most 1000' });
-    expect(readTrailingPips('12.5')).toEqual({ kind: 'invalid', problem: 'must be a whole number of pips' });
-  });
-});
 
 describe('checkProtection', () => {
   const long = makePosition({ id: 1, quantity: 0.1, side: 'LONG', stop_loss: 1.19, take_profit: null });

@@ -14,7 +14,6 @@ import {
   priceAtMarginLevel,
   priceAtPips,
   type QuoteLookup,
-  type QuoteTerms,
   quoteMovedTo,
   realizedAtPriceUsd,
   scenarioAfterFill,
@@ -23,6 +22,14 @@ import {
   TRAILING_STOP_MAX_PIPS,
   TRAILING_STOP_MIN_PIPS,
 } from '@pipdesk/contract';
+import {
+  type ExpiryProblem,
+  pendingPriceProblem,
+  protectionSideProblems,
+  readExpiry,
+  readPrice,
+  readTrailingPips,
+} from '../orderRules';
 
 // The order ticket's rules (docs/screens.md#order-ticket): what each order type needs, the
 // checks the server makes (docs/orders.md#validation) made before submit, stop loss and take
@@ -67,7 +74,6 @@ export const EMPTY_TICKET: TicketState = {
 export const PREFILL_PIPS = 10;
 /** docs/screens.md#order-ticket: a GTD order is pre-filled to expire a day from now. */
 export const PREFILL_EXPIRY_MS = 86_400_000;
-const DAY_MS = 86_400_000;
 
 export const TICKET_TEXT = {
   enterPrice: 'Enter a price',
@@ -125,13 +131,10 @@ type Parsed = { value: Dec; error?: undefined } | { value?: undefined; error: st
 
 /** A typed price: a positive number with at most the pair's digits (docs/orders.md#validation). */
 export function parsePrice(text: string, label: string, digits: number): Parsed {
-  const t = text.trim();
-  if (t === '') return { error: TICKET_TEXT.enterPrice };
-  if (!/^\d*\.?\d*$/.test(t) || t === '.') return { error: `${label} must be a number` };
-  const value = Dec.from(t);
-  if (value.sign() <= 0) return { error: `${label} ${TICKET_TEXT.positive}` };
-  if (!value.round(digits, 'down').eq(value)) return { error: `${label} must have at most ${digits} decimals` };
-  return { value };
+  const read = readPrice(text, digits);
+  if (read.kind === 'empty') return { error: TICKET_TEXT.enterPrice };
+  if (read.kind === 'invalid') return { error: `${label} ${read.problem}` };
+  return { value: read.value };
 }
 
 /** A typed distance in pips: positive, to a tenth of a pip (a pipette). */
@@ -254,8 +257,8 @@ export function evaluateTicket(state: TicketState, ctx: TicketContext): TicketEv
     if (parsed.error !== undefined) errors.price = parsed.error;
     else {
       price = parsed.value;
-      const problem = q ? pendingPriceProblem(type, side, price, q, label, digits) : null;
-      if (problem) errors.price = problem;
+      const problem = q ? pendingPriceProblem(type, side, price, q, digits) : null;
+      if (problem) errors.price = `${label} of ${problem}`;
     }
     if (type === 'STOP_LIMIT') {
       const parsedLimit = parsePrice(state.limitPriceText, PRICE_LABEL.limit, digits);
@@ -274,25 +277,22 @@ export function evaluateTicket(state: TicketState, ctx: TicketContext): TicketEv
   const takeProfit = protectionFigure('takeProfit', state.takeProfitText, state.takeProfitUnit, entry, ctx, errors);
   if (reference) {
     const isLong = long(side);
-    const what = pending
-      ? `the entry (${reference.toFixed(digits)})`
-      : `the ${isLong ? 'bid' : 'ask'} (${reference.toFixed(digits)})`;
-    const position = isLong ? 'a long position' : 'a short position';
-    if (stopLoss && !errors.stopLoss && (isLong ? !stopLoss.price.lt(reference) : !stopLoss.price.gt(reference))) {
-      errors.stopLoss = `Stop Loss must be ${isLong ? 'below' : 'above'} ${what} for ${position}`;
-    }
-    if (takeProfit && !errors.takeProfit && (isLong ? !takeProfit.price.gt(reference) : !takeProfit.price.lt(reference))) {
-      errors.takeProfit = `Take Profit must be ${isLong ? 'above' : 'below'} ${what} for ${position}`;
-    }
+    const sides = protectionSideProblems(
+      isLong,
+      reference,
+      pending ? 'the entry' : `the ${isLong ? 'bid' : 'ask'}`,
+      stopLoss?.price ?? null,
+      takeProfit?.price ?? null,
+      digits,
+    );
+    if (sides.stopLoss && !errors.stopLoss) errors.stopLoss = `Stop Loss ${sides.stopLoss}`;
+    if (sides.takeProfit && !errors.takeProfit) errors.takeProfit = `Take Profit ${sides.takeProfit}`;
   }
 
   let trailing: number | undefined;
-  if (state.trailingText.trim() !== '') {
-    const t = state.trailingText.trim();
-    const n = Number(t);
-    if (!/^\d+$/.test(t) || n < TRAILING_STOP_MIN_PIPS || n > TRAILING_STOP_MAX_PIPS) errors.trailing = TICKET_TEXT.trailing;
-    else trailing = n;
-  }
+  const trailingRead = readTrailingPips(state.trailingText);
+  if (trailingRead.kind === 'invalid') errors.trailing = TICKET_TEXT.trailing;
+  else if (trailingRead.kind === 'pips') trailing = trailingRead.value;
 
   const loss = stopLoss?.money;
   const riskPercent =
@@ -332,33 +332,18 @@ export function isPlainMarket(state: TicketState): boolean {
   );
 }
 
-/** docs/orders.md#validation: the side of the market a pending price must be on, in the server's terms. */
-function pendingPriceProblem(
-  type: PendingOrderType,
-  side: OrderSide,
-  price: Dec,
-  quote: QuoteTerms,
-  label: string,
-  digits: number,
-): string | null {
-  const stop = type !== 'LIMIT';
-  const name = `a ${side} ${stop ? 'STOP' : 'LIMIT'}`;
-  if (side === 'BUY') {
-    const ok = stop ? price.gt(quote.ask) : price.lt(quote.ask);
-    return ok ? null : `${label} of ${name} must be ${stop ? 'above' : 'below'} the ask (${Dec.from(quote.ask).toFixed(digits)})`;
-  }
-  const ok = stop ? price.lt(quote.bid) : price.gt(quote.bid);
-  return ok ? null : `${label} of ${name} must be ${stop ? 'below' : 'above'} the bid (${Dec.from(quote.bid).toFixed(digits)})`;
-}
+/** The ticket's words for an expiry problem: a missing and an unreadable one read the same. */
+const EXPIRY_TEXT: Record<ExpiryProblem, string> = {
+  missing: TICKET_TEXT.chooseExpiry,
+  invalid: TICKET_TEXT.chooseExpiry,
+  past: TICKET_TEXT.expiryPast,
+  tooFar: TICKET_TEXT.expiryFar,
+};
 
 /** docs/orders.md#validation: GTD needs an expiry after now and at most 90 days ahead. */
 export function expiryProblem(text: string, now: number): string | null {
-  if (text.trim() === '') return TICKET_TEXT.chooseExpiry;
-  const at = new Date(text).getTime();
-  if (Number.isNaN(at)) return TICKET_TEXT.chooseExpiry;
-  if (at <= now) return TICKET_TEXT.expiryPast;
-  if (at > now + MAX_GTD_DAYS * DAY_MS) return TICKET_TEXT.expiryFar;
-  return null;
+  const expiry = readExpiry(text, now);
+  return 'problem' in expiry ? EXPIRY_TEXT[expiry.problem] : null;
 }
 
 /**
