@@ -2,9 +2,10 @@ import { COMMENT_MAX_LENGTH, JOURNAL_PAGE_SIZE, type JournalEntryDto } from '@pi
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../../api';
-import { Alert, Button, Card, Num, Pagination, Spinner } from '../../components';
+import { Alert, Button, Card, Pagination, Spinner } from '../../components';
+import { JournalComments, JournalEntryHead } from '../performance/JournalEntryParts';
 import { journalPaginationText } from '../performance/journalFilters';
-import { ErrorBox, formatDateTime, formatLots, formatPnl, formatQuote, SideBadge } from '../trading';
+import { ErrorBox } from '../trading';
 import { academyKeys, commentOnTrade, fetchStudentJournal } from './api';
 
 export const STUDENT_JOURNAL_FAILED = 'Failed to load the journal';
@@ -72,18 +73,7 @@ function StudentJournalEntry({
   const headingId = useId();
   return (
     <article className="journal-entry" aria-labelledby={headingId} data-testid={`journal-entry-${trade.id}`}>
-      <header className="journal-entry__head">
-        <h3 className="journal-entry__title" id={headingId}>
-          <SideBadge side={trade.side} /> {formatLots(trade.quantity)} {trade.fx_pair_symbol} at{' '}
-          <Num>{formatQuote(trade.price, digits(trade.fx_pair_symbol))}</Num>
-        </h3>
-        <Num className="journal-entry__pnl" signOf={trade.realized_pnl}>
-          {formatPnl(trade.realized_pnl)}
-        </Num>
-        <time className="journal-entry__time" dateTime={trade.executed_at}>
-          {formatDateTime(trade.executed_at)}
-        </time>
-      </header>
+      <JournalEntryHead entry={entry} headingId={headingId} digits={digits(trade.fx_pair_symbol)} />
       <dl className="student-note">
         <dt>Note</dt>
         <dd>{entry.note || '—'}</dd>
@@ -92,21 +82,7 @@ function StudentJournalEntry({
         <dt>Rating</dt>
         <dd>{entry.rating === null ? '—' : `${entry.rating} of 5`}</dd>
       </dl>
-      {entry.comments.length > 0 && (
-        <section className="journal-comments" aria-label="Instructor comments">
-          <h4 className="journal-comments__title">Instructor comments</h4>
-          <ul>
-            {entry.comments.map((c) => (
-              <li key={c.id} className="journal-comment">
-                <p className="journal-comment__meta">
-                  <strong>{c.author.full_name}</strong> · <time dateTime={c.created_at}>{formatDateTime(c.created_at)}</time>
-                </p>
-                <p className="journal-comment__text">{c.text}</p>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <JournalComments comments={entry.comments} />
       <CommentBox studentId={studentId} tradeId={trade.id} />
     </article>
   );

@@ -2,10 +2,9 @@ import { JOURNAL_NOTE_MAX_LENGTH, type JournalEntryDto } from '@pipdesk/contract
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { errorMessage } from '../../api';
-import { Alert, Button, Num } from '../../components';
-import { SideBadge } from '../trading/badges';
-import { formatDateTime, formatLots, formatPnl, formatQuote } from '../trading/format';
+import { Alert, Button } from '../../components';
 import { saveJournalEntry, storeSavedEntry } from './api';
+import { JournalComments, JournalEntryHead } from './JournalEntryParts';
 import { StarRating } from './StarRating';
 import { TagEditor } from './TagEditor';
 
@@ -76,18 +75,7 @@ export function JournalEntry({ entry, digits, knownTags, onSaved }: JournalEntry
 
   return (
     <article className="journal-entry" aria-labelledby={headingId} data-testid={`journal-entry-${trade.id}`}>
-      <header className="journal-entry__head">
-        <h3 className="journal-entry__title" id={headingId}>
-          <SideBadge side={trade.side} /> {formatLots(trade.quantity)} {trade.fx_pair_symbol} at{' '}
-          <Num>{formatQuote(trade.price, digits(trade.fx_pair_symbol))}</Num>
-        </h3>
-        <Num className="journal-entry__pnl" signOf={trade.realized_pnl}>
-          {formatPnl(trade.realized_pnl)}
-        </Num>
-        <time className="journal-entry__time" dateTime={trade.executed_at}>
-          {formatDateTime(trade.executed_at)}
-        </time>
-      </header>
+      <JournalEntryHead entry={entry} headingId={headingId} digits={digits(trade.fx_pair_symbol)} />
 
       <form className="journal-entry__form" onSubmit={submit} aria-label={`Journal entry of trade ${trade.id}`}>
         <div className="field journal-entry__note">
@@ -126,21 +114,7 @@ export function JournalEntry({ entry, digits, knownTags, onSaved }: JournalEntry
         {save.isError && <Alert tone="error">{errorMessage(save.error, JOURNAL_SAVE_FAILED)}</Alert>}
       </form>
 
-      {entry.comments.length > 0 && (
-        <section className="journal-comments" aria-label="Instructor comments">
-          <h4 className="journal-comments__title">Instructor comments</h4>
-          <ul>
-            {entry.comments.map((c) => (
-              <li key={c.id} className="journal-comment">
-                <p className="journal-comment__meta">
-                  <strong>{c.author.full_name}</strong> · <time dateTime={c.created_at}>{formatDateTime(c.created_at)}</time>
-                </p>
-                <p className="journal-comment__text">{c.text}</p>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <JournalComments comments={entry.comments} />
     </article>
   );
 }
