@@ -1,5 +1,5 @@
-// Shared by bench/orders.mjs and bench/platform-data.mjs: builds the server, prepares a fresh
-// SQLite database with signed-in traders (written directly with the built server's own
+// Shared by the benchmarks: builds the server, prepares a fresh database (SQLite in a temp
+// folder, or with `--db postgres` a fresh schema in the local PostgreSQL) with signed-in traders (written directly with the built server's own
 // modules: a password hash per trader would cost a second of scrypt each and is not what is
 // measured), starts `node server/dist/main.js` on it and stops it.
 import { execFileSync, spawn } from 'node:child_process';
@@ -34,6 +34,50 @@ export function freePort() {
   });
 }
 
+/**
+ * The database a benchmark runs on: `--db postgres` (or BENCH_DB=postgres) uses a fresh schema in
+ * BENCH_DATABASE_URL (default the local test database), dropped when the server stops; SQLite
+ * in the temp data folder otherwise.
+ */
+export const benchDb =
+  (parseArgs(process.argv.slice(2)).db ?? process.env.BENCH_DB ?? 'sqlite') === 'postgres' ? 'postgres' : 'sqlite';
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Data folder → its PostgreSQL schema, for the benchmarks on PostgreSQL. */
+const pgSchemas = new Map();
+const pgUrlIn = (schema) =>
+  `${PG_BASE}${PG_BASE.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+async function pgQuery(text) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: PG_BASE });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh data folder; on PostgreSQL also a fresh schema tied to it. */
+export async function freshDataDir() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-'));
+  if (benchDb === 'postgres') {
+    const schema = `bench_${path
+      .basename(dataDir)
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase()}`;
+    await pgQuery(`create schema ${schema}`);
+    pgSchemas.set(dataDir, schema);
+  }
+  return dataDir;
+}
+
+/** The DATABASE_URL for a data folder: empty (SQLite in the folder) or its PostgreSQL schema. */
+export function databaseUrlFor(dataDir) {
+  const schema = pgSchemas.get(dataDir);
+  return schema ? pgUrlIn(schema) : '';
+}
+
 const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 /** The symbols of the seeded catalogue (docs/trading-rules.md#pairs), in catalogue order, from the built server. */
@@ -49,7 +93,7 @@ export function buildServer() {
 
 /** A fresh data folder with `count` traders, each with a funded account and a live session. */
 export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, leverage = 100 } = {}) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'pipdesk-bench-'));
+  const dataDir = await freshDataDir();
   const { loadConfig } = await dist('config.js');
   const { openDatabase } = await dist('db/database.js');
   const { migrateToLatest } = await dist('migrations.js');
@@ -57,7 +101,13 @@ export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, lev
   const { openAccount } = await dist('accounts/repo.js');
   const { insertSession } = await dist('auth/repo.js');
   const { createTokens, newTokenId } = await dist('auth/tokens.js');
-  const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET, ACCESS_TOKEN_TTL_MINUTES: '1440', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrlFor(dataDir),
+    JWT_SECRET,
+    ACCESS_TOKEN_TTL_MINUTES: '1440',
+    LOG_LEVEL: 'warn',
+  });
   const db = openDatabase(config.database);
   await migrateToLatest(db);
   const clock = { now: () => Date.now() };
@@ -116,7 +166,7 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: '',
+      DATABASE_URL: databaseUrlFor(dataDir),
       REDIS_URL: '',
       JWT_SECRET,
       PRICE_SOURCE: 'simulator',
@@ -153,6 +203,8 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       rmSync(dataDir, { recursive: true, force: true });
+      const schema = pgSchemas.get(dataDir);
+      if (schema) await pgQuery(`drop schema if exists ${schema} cascade`);
     },
   };
 }
