@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ensureNginx } from './cluster-lib.mjs';
 import { buildIfChanged, ensureInstalled, root, run } from './lib.mjs';
 
 const tmp = path.join(root, '.tmp');
@@ -76,6 +77,11 @@ const redisUrl = await serviceUrl(
   process.env.REQUIRE_REDIS === '1' ? 'REQUIRE_REDIS' : '',
   'Redis',
 );
+
+// The multi-node suite runs two nodes behind nginx (docs/deployment.md); as root, Debian's nginx is
+// installed when missing (as Chromium below). Without it that suite fails under REQUIRE_*=1.
+if (pgUrl && redisUrl && !ensureNginx())
+  console.log('nginx not found: the multi-node suite needs it (sudo apt-get install -y nginx).');
 
 console.log('\n== Unit and integration tests (vitest)');
 const vitestJson = path.join(tmp, 'vitest.json');
