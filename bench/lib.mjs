@@ -16,7 +16,9 @@ const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 export function parseArgs(list) {
   const out = {};
   for (let i = 0; i < list.length; i++) {
-    if (list[i].startsWith('--')) out[list[i].slice(2)] = list[i + 1]?.startsWith('--') ? 'true' : list[++i];
+    // A flag with no value (`--no-record`, last or before another flag) is 'true'.
+    if (list[i].startsWith('--'))
+      out[list[i].slice(2)] = list[i + 1] === undefined || list[i + 1].startsWith('--') ? 'true' : list[++i];
   }
   return out;
 }

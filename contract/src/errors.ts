@@ -56,6 +56,8 @@ export const ERROR_CODES = [
   'UNAVAILABLE',
   // 503 with Retry-After: the database cannot be reached; nothing was done, retry later
   'DATABASE_UNAVAILABLE',
+  // 503 with Retry-After: this node is over its load limits; nothing was done, retry later
+  'SERVER_BUSY',
 ] as const;
 export const errorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

@@ -17,6 +17,7 @@ import { registerHealthRoutes } from './health/routes.js';
 import { createHealthService } from './health/service.js';
 import { answerClientError } from './http/client-errors.js';
 import { installHostileInputGuard } from './http/hostile-input.js';
+import { installOverloadGuard } from './http/overload.js';
 import { installRateLimits } from './http/rate-limit.js';
 import { installRequestLog } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security.js';
@@ -125,6 +126,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installHostileInputGuard(app);
   installSocketRoutesGuard(app);
   installRequestLog(app, metrics);
+  // Overload answers 503 at once rather than queueing without bound (docs/operations.md#overload).
+  installOverloadGuard(app, config.overload);
   await installRateLimits(app, config);
   if (config.metricsToken !== undefined && config.metricsPort === undefined)
     registerMetricsRoute(app, metrics, config.metricsToken);

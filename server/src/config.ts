@@ -77,6 +77,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
   DB_CONNECT_TIMEOUT_MS: positiveInt.max(60_000).default(3000),
+  DB_POOL_SIZE: positiveInt.max(500).default(20),
   CANDLE_WRITE_BUFFER: positiveInt.default(50_000),
   // Metrics are off unless one of these is set (docs/operations.md#metrics).
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -87,6 +88,12 @@ const envSchema = z.object({
   RATE_LIMIT_ADDRESS_REQUESTS_PER_SECOND: positiveInt.default(100),
   RATE_LIMIT_ORDERS_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_NEWS_REFRESH_PER_MINUTE: positiveInt.default(1),
+  // Load shedding (docs/operations.md#overload); 0 turns each check off.
+  OVERLOAD_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(1000),
+  OVERLOAD_MAX_WRITES_IN_FLIGHT: z.coerce.number().int().min(0).default(200),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
+  OVERLOAD_RETRY_AFTER_SECONDS: positiveInt.max(3600).default(1),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -96,7 +103,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /** PostgreSQL: `poolSize` connections at most (DB_POOL_SIZE; docs/order-engine.md#group-commit). */
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; poolSize?: number };
   redisUrl: string | undefined;
   /** Pub/sub channel prefix: deployments (or test runs) sharing one Redis stay apart. */
   redisChannelPrefix: string;
@@ -154,6 +162,21 @@ export interface Config {
     /** Per user, news calls with `refresh=true`; beyond it they are answered from the cache. */
     newsRefreshesPerMinute: number;
   };
+  /** Load shedding (docs/operations.md#overload): past a limit, new calls answer 503 at once; 0 turns a limit off. */
+  overload: {
+    /** `/api` calls (health probes aside) being handled at once on this node. */
+    maxInFlight: number;
+    /** Of those, the calls that write (any method but GET, HEAD and OPTIONS). */
+    maxWritesInFlight: number;
+    /** Mean event-loop delay of a sample, in milliseconds, over which (three samples in a row) calls are shed. */
+    maxEventLoopDelayMs: number;
+    /** Event-loop utilization of a sample, 0–1, likewise. */
+    maxEventLoopUtilization: number;
+    /** The `Retry-After` of a shed call. */
+    retryAfterSeconds: number;
+    /** How often the event loop is sampled (1 s; tests shorten it). */
+    sampleIntervalMs: number;
+  };
 }
 
 /**
@@ -171,7 +194,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const env = parsed.data;
   const dataDir = path.resolve(env.DATA_DIR);
   const database: Config['database'] = env.DATABASE_URL?.startsWith('postgres')
-    ? { kind: 'postgres', url: env.DATABASE_URL }
+    ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DB_POOL_SIZE }
     : {
         kind: 'sqlite',
         file: env.DATABASE_URL ? env.DATABASE_URL.replace(/^(sqlite|file):(\/\/)?/, '') : path.join(dataDir, 'pipdesk.sqlite'),
@@ -234,6 +257,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       addressRequestsPerSecond: env.RATE_LIMIT_ADDRESS_REQUESTS_PER_SECOND,
       ordersPerSecond: env.RATE_LIMIT_ORDERS_PER_SECOND,
       newsRefreshesPerMinute: env.RATE_LIMIT_NEWS_REFRESH_PER_MINUTE,
+    },
+    overload: {
+      maxInFlight: env.OVERLOAD_MAX_IN_FLIGHT,
+      maxWritesInFlight: env.OVERLOAD_MAX_WRITES_IN_FLIGHT,
+      maxEventLoopDelayMs: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxEventLoopUtilization: env.OVERLOAD_MAX_EVENT_LOOP_UTILIZATION,
+      retryAfterSeconds: env.OVERLOAD_RETRY_AFTER_SECONDS,
+      sampleIntervalMs: 1000,
     },
     ...overrides,
   };

@@ -121,6 +121,16 @@ export const errors = {
       undefined,
       { 'retry-after': String(retryAfterSeconds) },
     ),
+  /** This node is over its load limits (docs/operations.md#overload): nothing was done; a retry after the wait may succeed. */
+  serverBusy: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'SERVER_BUSY',
+      `The server is busy. Try again in ${formatWait(retryAfterSeconds)}.`,
+      { retry_after_seconds: retryAfterSeconds },
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
 
   /**
    * A stored answer replayed for a retried Idempotency-Key: the same status, code, text and

@@ -6,6 +6,7 @@ import type { Db, DbKind } from './db/database.js';
 import { listMigrations, runMigrations } from './db/migrate.js';
 import { marketMigrations } from './market/migrations.js';
 import { newsMigrations } from './news/migrations.js';
+import { historyMigrations } from './trading/history-migrations.js';
 import { tradingMigrations } from './trading/migrations.js';
 import { performanceMigrations } from './trading/performance/migrations.js';
 
@@ -19,6 +20,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...performanceMigrations(kind),
     ...newsMigrations(kind),
     ...academyMigrations(kind),
+    ...historyMigrations(kind),
   };
 }
 

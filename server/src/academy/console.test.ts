@@ -406,6 +406,7 @@ describe('reset', () => {
       .selectAll()
       .where('account_id', '=', accountOf(s))
       .where('reason', '=', 'reset')
+      .orderBy('symbol')
       .execute();
     expect(resetOrders.map((o) => [o.symbol, o.side, o.status])).toEqual([
       ['NZDUSD', 'SELL', 'FILLED'],

@@ -38,5 +38,23 @@ export function accountsMigrations(kind: DbKind): Record<string, Migration> {
         await db.schema.dropTable('trader_profiles').execute();
       },
     },
+    '0011_deposits': {
+      // biome-ignore lint/suspicious/noExplicitAny: see 0002
+      async up(db: Kysely<any>) {
+        // The operator's reason for a deposit (docs/operations.md#deposits); null on every other entry.
+        await db.schema.alterTable('ledger_entries').addColumn('note', 'varchar(500)').execute();
+        // Accounts whose balance changed outside the servers (the CLI's deposit): every server
+        // follows this table and reloads them (trading/live/account-reload.ts). Ids only grow.
+        await withId(kind, db.schema.createTable('account_changes'))
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('trading_accounts.id').onDelete('cascade'))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see 0002
+      async down(db: Kysely<any>) {
+        await db.schema.dropTable('account_changes').execute();
+        await db.schema.alterTable('ledger_entries').dropColumn('note').execute();
+      },
+    },
   };
 }

@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { DbKind } from '../db/database.js';
 import { prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { lockForUpdate } from '../db/transaction.js';
@@ -149,7 +150,15 @@ const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>('accounts.le
  */
 export async function postLedgerEntry(
   trx: Q,
-  entry: { accountId: number; kind: LedgerKind; amountMinor: number; reference: string | null; now: number },
+  entry: {
+    accountId: number;
+    kind: LedgerKind;
+    amountMinor: number;
+    reference: string | null;
+    now: number;
+    /** The operator's reason (a deposit); the fills' hot path has none. */
+    note?: string;
+  },
 ): Promise<number> {
   if (!Number.isSafeInteger(entry.amountMinor)) throw new Error(`Ledger amount must be integer cents, got ${entry.amountMinor}`);
   const [updated] = await balanceChange.execute(trx, {
@@ -159,15 +168,67 @@ export async function postLedgerEntry(
   });
   if (!updated) throw new Error(`Trading account ${entry.accountId} not found`);
   const balanceAfter = Number(updated.balance_minor);
-  await ledgerInsert.execute(trx, {
+  const row = {
     account_id: entry.accountId,
     kind: entry.kind,
     amount_minor: entry.amountMinor,
     balance_after_minor: balanceAfter,
     reference: entry.reference,
     created_at: entry.now,
-  });
+  };
+  // The prepared insert (and its snapshotted SQL) stays as the fills use it; a note is rare.
+  if (entry.note === undefined) await ledgerInsert.execute(trx, row);
+  else
+    await trx
+      .insertInto('ledger_entries')
+      .values({ ...row, note: entry.note })
+      .execute();
   return balanceAfter;
+}
+
+/** Markers older than this are deleted by the next writer: a running server reads them within seconds. */
+const ACCOUNT_CHANGE_KEPT_MS = 86_400_000;
+
+/**
+ * Records, in the caller's write transaction, that an account's balance changed outside the
+ * servers (docs/operations.md#deposits); every server reloads the account when it reads the row.
+ * On PostgreSQL the table lock (which readers ignore) makes these ids commit in order, so a
+ * reader that has seen id n never misses a smaller id committed later. SQLite writers are
+ * serialized anyway.
+ */
+export async function recordAccountChange(trx: Q, kind: DbKind, accountId: number, now: number): Promise<number> {
+  if (kind === 'postgres') await sql`lock table account_changes in share row exclusive mode`.execute(trx);
+  await trx
+    .deleteFrom('account_changes')
+    .where('created_at', '<', now - ACCOUNT_CHANGE_KEPT_MS)
+    .execute();
+  const row = await trx
+    .insertInto('account_changes')
+    .values({ account_id: accountId, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** The newest account change's id, 0 with none: where a server starts following them. */
+export async function lastAccountChangeId(q: Q): Promise<number> {
+  const row = await q
+    .selectFrom('account_changes')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/** Account changes after `afterId`, oldest first, at most `limit`. */
+export async function accountChangesAfter(q: Q, afterId: number, limit: number) {
+  const rows = await q
+    .selectFrom('account_changes')
+    .select(['id', 'account_id'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), accountId: Number(r.account_id) }));
 }
 
 /** Every ledger entry of an account, oldest first (audits). */

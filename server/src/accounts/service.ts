@@ -8,7 +8,7 @@ import { parseInput } from '../core/validate.js';
 import { writeTransaction } from '../db/transaction.js';
 import { errors } from '../errors.js';
 import type { NewTrader } from './index.js';
-import { openAccount } from './repo.js';
+import { lockAccountByUser, openAccount, postLedgerEntry, recordAccountChange } from './repo.js';
 
 /** Leverage a trading account may have (1:1 to 1:1000, the range retail FX brokers offer). */
 export const LEVERAGE_MIN = 1;
@@ -127,4 +127,69 @@ export async function listTraders(deps: Pick<AppContext, 'db'>): Promise<TraderS
             status: r.status ?? 'ACTIVE',
           },
   }));
+}
+
+/** One deposit at most 1,000,000,000.00 USD (the academy's largest starting balance): more is a typo. */
+export const DEPOSIT_MAX_MINOR = 100_000_000_000;
+/** The note's length limit (the column's). */
+export const DEPOSIT_NOTE_MAX_LENGTH = 500;
+
+const depositSchema = z.strictObject({
+  email: z.string().trim().max(254).email('must be an e-mail address'),
+  amountMinor: z
+    .number()
+    .int('must be whole cents')
+    .positive('must be more than 0')
+    .max(DEPOSIT_MAX_MINOR, `must be at most ${DEPOSIT_MAX_MINOR / 100} USD`),
+  note: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(DEPOSIT_NOTE_MAX_LENGTH, `must be at most ${DEPOSIT_NOTE_MAX_LENGTH} characters`),
+});
+
+export interface Deposit {
+  email: string;
+  userId: number;
+  accountId: number;
+  /** The ledger entry's amount and the balance right after it, in cents. */
+  amountMinor: number;
+  balanceMinor: number;
+}
+
+/**
+ * Deposits money into a trader's account (`npm run trader -- deposit`, docs/operations.md#deposits):
+ * one `deposit` ledger entry with the operator's note and the balance update, under the
+ * account's lock, in one transaction with an `account_changes` row from which every running
+ * server reloads the account's balance. 400 on bad input, 404 for an unknown e-mail, 409
+ * NO_TRADING_ACCOUNT for a user without an account.
+ */
+export async function depositToAccount(
+  deps: Pick<AppContext, 'db' | 'clock'>,
+  input: { email: string; amountMinor: number; note: string },
+): Promise<Deposit> {
+  const deposit = parseInput(depositSchema, input);
+  const email = normalizeEmail(deposit.email);
+  const now = deps.clock.now();
+  return writeTransaction(deps.db, async (trx) => {
+    const user = await users.findUserByEmail(trx, email);
+    if (!user) throw errors.traderNotFound(email);
+    // The same lock every execution takes first (docs/trading-rules.md#concurrency).
+    const account = await lockAccountByUser(trx, Number(user.id));
+    if (!account) throw errors.noTradingAccount();
+    const accountId = Number(account.id);
+    if (Number(account.balance_minor) + deposit.amountMinor > Number.MAX_SAFE_INTEGER) {
+      throw errors.badRequest('The balance would exceed what the ledger can hold exactly');
+    }
+    const balanceMinor = await postLedgerEntry(trx, {
+      accountId,
+      kind: 'deposit',
+      amountMinor: deposit.amountMinor,
+      reference: null,
+      note: deposit.note,
+      now,
+    });
+    await recordAccountChange(trx, deps.db.kind, accountId, now);
+    return { email: user.email, userId: Number(user.id), accountId, amountMinor: deposit.amountMinor, balanceMinor };
+  });
 }

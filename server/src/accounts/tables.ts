@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** `reset`: an academy reset restores the cohort's starting balance (docs/academy.md#reset). */
 export type LedgerKind = 'deposit' | 'withdrawal' | 'realized_pnl' | 'negative_balance_adjustment' | 'reset';
@@ -33,6 +33,19 @@ export interface LedgerEntriesTable {
   balance_after_minor: number;
   /** What caused it, e.g. `trade:42` or `order:17`. */
   reference: string | null;
+  /** Why, in the operator's words (a deposit by the CLI); null otherwise. Optional on insert. */
+  note: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: number;
+}
+
+/**
+ * One row per balance change made outside the servers (the CLI's deposit), written in the
+ * change's transaction; every server reads the new rows and reloads those accounts
+ * (docs/operations.md#deposits). Ids commit in order: writers take a table lock on PostgreSQL.
+ */
+export interface AccountChangesTable {
+  id: Generated<number>;
+  account_id: number;
   created_at: number;
 }
 
@@ -41,6 +54,7 @@ export interface AccountsTables {
   trader_profiles: TraderProfilesTable;
   trading_accounts: TradingAccountsTable;
   ledger_entries: LedgerEntriesTable;
+  account_changes: AccountChangesTable;
 }
 
 // The storage layer knows no feature: this module adds its tables to the app's Database type.

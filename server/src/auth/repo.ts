@@ -172,12 +172,17 @@ export async function pruneLoginFailures(q: Q, before: number): Promise<void> {
 }
 
 /**
- * Deletes what no token can use any more: refresh tokens expired before `tokensBefore`, and
- * sessions last refreshed before `sessionsBefore` (every refresh and access token of those
- * has expired, so a token naming one is refused whether or not the row is there).
+ * Deletes what no token can use any more: refresh tokens expired or spent before
+ * `tokensBefore`, and sessions last refreshed before `sessionsBefore` (every refresh and access
+ * token of those has expired, so a token naming one is refused whether or not the row is
+ * there). A spent token's row is not needed to catch its reuse: `spendRefreshToken` finds no
+ * unspent row either way, and the session ends the same.
  */
 export async function pruneDeadSessions(q: Q, tokensBefore: number, sessionsBefore: number): Promise<number> {
-  await q.deleteFrom('refresh_tokens').where('expires_at', '<', tokensBefore).execute();
+  await q
+    .deleteFrom('refresh_tokens')
+    .where((eb) => eb.or([eb('expires_at', '<', tokensBefore), eb('used_at', '<', tokensBefore)]))
+    .execute();
   const result = await q.deleteFrom('sessions').where('last_refreshed_at', '<', sessionsBefore).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -30,8 +30,9 @@ export function createAuthService(deps: AuthDeps) {
 
   /**
    * Sessions and refresh tokens would otherwise grow forever. At most once an hour per
-   * process, a sign-in also deletes those that expired more than a day ago (the day keeps
-   * the logout grace and clock skew well inside). Any node may do it: the deletes are idempotent.
+   * process, a sign-in or a refresh (the calls that add rows) also deletes those that expired,
+   * or were spent, more than a day ago (the day keeps the logout grace and clock skew well
+   * inside). Any node may do it: the deletes are idempotent.
    */
   async function pruneIfDue(now: number): Promise<void> {
     if (now - lastPrune < PRUNE_EVERY_MS) return;
@@ -129,7 +130,9 @@ export function createAuthService(deps: AuthDeps) {
       if (outcome.revoked) ended([claims.sessionId]);
       throw errors.invalidToken();
     }
-    return issue(claims.userId, claims.sessionId, outcome.nextTokenId);
+    const issued = await issue(claims.userId, claims.sessionId, outcome.nextTokenId);
+    await pruneIfDue(now);
+    return issued;
   }
 
   /**

@@ -47,4 +47,42 @@ describe('expired sessions are pruned', () => {
     expect((await me(fresh.token)).statusCode).toBe(200);
     expect((await refresh(recent.refresh)).statusCode).toBe(200);
   });
+
+  it('a refresh prunes too: tokens spent over a day ago go, and reusing one still ends its session', async () => {
+    const trader = await addTrader(t);
+    const session = await signIn(t, trader.email, trader.password);
+    const refresh = (token: string) => t.app.inject({ method: 'POST', url: '/api/auth/refresh/', payload: { refresh: token } });
+    const spentTokens = async () => {
+      const r = await sql<{ n: number }>`select count(*) as n from refresh_tokens where used_at is not null`.execute(
+        t.ctx.db.kysely,
+      );
+      return Number(r.rows[0]!.n);
+    };
+    // A session that only refreshes (nobody signs in): three tokens spent, one live.
+    let current = session.refresh;
+    const spent: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await refresh(current);
+      expect(res.statusCode).toBe(200);
+      spent.push(current);
+      current = res.json().data.refresh;
+      clock.advance(60_000);
+    }
+    expect(await spentTokens()).toBeGreaterThanOrEqual(3);
+
+    // Over a day later (and an hour since the last prune), well inside the tokens' lifetime, a refresh prunes.
+    clock.advance(DAY + 2 * 3_600_000);
+    const res = await refresh(current);
+    expect(res.statusCode).toBe(200);
+    current = res.json().data.refresh;
+    expect(await spentTokens()).toBe(1); // the one this refresh spent
+    const live = await sql<{ n: number }>`select count(*) as n from refresh_tokens where used_at is null`.execute(
+      t.ctx.db.kysely,
+    );
+    expect(Number(live.rows[0]!.n)).toBeGreaterThanOrEqual(1);
+
+    // A pruned spent token is still refused, and its reuse ends the session: the live token dies with it.
+    expect((await refresh(spent[0]!)).statusCode).toBe(401);
+    expect((await refresh(current)).statusCode).toBe(401);
+  });
 });

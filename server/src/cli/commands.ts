@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '@pipdesk/contract';
-import { createTrader, listTraders, type TraderSummary } from '../accounts/service.js';
+import { createTrader, DEPOSIT_MAX_MINOR, depositToAccount, listTraders, type TraderSummary } from '../accounts/service.js';
 import { disableTrader, enableTrader, resetPassword, setRole } from '../auth/service.js';
 import type { AppContext } from '../core/context.js';
 import { AppError } from '../errors.js';
@@ -42,6 +42,9 @@ Commands:
          Sets a new password and ends all the trader's sessions.
   role --email <e-mail> --role <trader|instructor|admin>
          Gives a user a role: instructors teach cohorts, admins run the academy (applies at their next call).
+  deposit --email <e-mail> --amount <USD> --note <why>
+         Adds money to the trader's account: one ledger entry with the note. Running servers show
+         the new balance within seconds, without a restart. No withdrawals (positive amounts only).
   migrations
          Lists the database migrations, applied (with when) and pending; changes nothing.`;
 
@@ -54,14 +57,35 @@ const OPTION_OF_FIELD: Record<string, string> = {
   password: 'the password',
   balanceMinor: '--balance',
   leverage: '--leverage',
+  amountMinor: '--amount',
+  note: '--note',
 };
 
 /** "5000", "5000.5" or "5000.50" USD → cents, exactly (no floating point). */
 export function parseBalance(text: string): number {
+  return parseUsd(text, '--balance');
+}
+
+/** An amount in USD as the operator typed it → cents, exactly; `option` names it in the error. */
+function parseUsd(text: string, option: string): number {
   const match = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(text.trim());
   if (!match)
-    throw new UsageError(`--balance must be an amount in USD with at most 2 decimals, e.g. 5000 or 2500.50 (got "${text}")`);
+    throw new UsageError(`${option} must be an amount in USD with at most 2 decimals, e.g. 5000 or 2500.50 (got "${text}")`);
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}
+
+/**
+ * The deposit's amount: positive, at most 2 decimals, at most DEPOSIT_MAX_MINOR. A sign is
+ * refused with its reason: a withdrawal is not a deposit (docs/operations.md#deposits).
+ */
+export function parseDepositAmount(text: string): number {
+  if (/^\s*-/.test(text))
+    throw new UsageError(`--amount must be more than 0: the CLI makes deposits only, no withdrawals (got "${text}")`);
+  const minor = parseUsd(text.replace(/^\s*\+/, ''), '--amount');
+  if (minor === 0) throw new UsageError(`--amount must be more than 0 (got "${text}")`);
+  if (minor > DEPOSIT_MAX_MINOR)
+    throw new UsageError(`--amount must be at most ${formatMoney(DEPOSIT_MAX_MINOR)} USD in one deposit (got "${text}")`);
+  return minor;
 }
 
 function parseLeverage(text: string): number {
@@ -240,6 +264,34 @@ function article(word: string): string {
   return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
 }
 
+async function deposit(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { email: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
+  });
+  const email = required(values.email, '--email');
+  const amountMinor = parseDepositAmount(required(values.amount, '--amount'));
+  const note = required(values.note, '--note');
+  let result: Awaited<ReturnType<typeof depositToAccount>>;
+  try {
+    result = await depositToAccount(deps, { email, amountMinor, note });
+  } catch (err) {
+    // The catalogue's text speaks to the trader ("complete your registration"); this to the operator.
+    if (err instanceof AppError && err.code === 'NO_TRADING_ACCOUNT') {
+      io.err(`Error: ${email.trim().toLowerCase()} has no trading account (created with --no-account).`);
+      return EXIT_FAILED;
+    }
+    throw err;
+  }
+  io.out(
+    `Deposited ${formatMoney(result.amountMinor)} USD to ${result.email} (account ${result.accountId}): ` +
+      `balance ${formatMoney(result.balanceMinor)} USD.`,
+  );
+  return EXIT_OK;
+}
+
 async function migrations(args: string[], deps: CliDeps, io: CliIo): Promise<number> {
   parseArgs({ args, strict: true, allowPositionals: false, options: {} });
   const all = await migrationStatus(deps.db);
@@ -261,6 +313,7 @@ const COMMANDS: Record<string, (args: string[], deps: CliDeps, io: CliIo) => Pro
   enable,
   'reset-password': resetPasswordCommand,
   role,
+  deposit,
   migrations,
 };
 

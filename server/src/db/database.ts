@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { ConnectionBreaker } from './availability.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
+import { statementName } from './statement-names.js';
 import { createWalSync } from './wal-sync.js';
 
 export type DbKind = 'sqlite' | 'postgres';
@@ -54,7 +55,7 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
   if (database.kind === 'postgres') {
     const pool = new pg.Pool({
       connectionString: database.url,
-      max: 20,
+      max: database.poolSize ?? 20,
       // Bounded, so a request during an outage answers 503 instead of hanging (pg waits forever by default).
       connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
       // A peer that vanished without closing (no RST) is noticed by TCP keepalive, not hours later.
@@ -68,7 +69,10 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
     // own listener while a client is lent), so every client gets one for life.
     const onConnectionError = (err: unknown) => options.onConnectionError?.(err);
     pool.on('error', onConnectionError);
-    pool.on('connect', (client) => client.on('error', onConnectionError));
+    pool.on('connect', (client) => {
+      client.on('error', onConnectionError);
+      runHotQueriesPrepared(client);
+    });
     // Kysely only calls connect() and end(): the breaker answers at once while the database is
     // known to be down and lets one attempt through per backoff step (docs/operations.md#database-outages).
     const breaker = new ConnectionBreaker(options.onReachabilityChange ? { onChange: options.onReachabilityChange } : {});
@@ -141,6 +145,20 @@ export function openDatabase(database: Config['database'], options: OpenOptions 
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * Kysely sends every query unnamed, so PostgreSQL parses and plans it on every call. A hot
+ * query's text (db/statement-names.ts) is sent as a named statement instead: pg prepares it
+ * on the connection the first time and then only binds and executes it.
+ */
+function runHotQueriesPrepared(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' && Array.isArray(values) ? statementName(text) : undefined;
+    if (name === undefined) return query(text, values, callback);
+    return query({ name, text, values }, callback);
+  }) as typeof client.query;
 }
 
 /**

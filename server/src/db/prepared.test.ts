@@ -1,6 +1,6 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test/helpers.js';
+import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import type { IdempotencyKeysTable } from '../trading/tables.js';
 import { prepare } from './prepared.js';
 import type { Database } from './schema.js';
@@ -170,5 +170,30 @@ describe('prepared queries', () => {
     expect(second).toEqual([{ id: stored[1]!.id }]);
     expect(typeof first[0]!.id).toBe('number');
     expect(first[0]!.id).not.toBe(second[0]!.id);
+  });
+});
+
+describe.runIf(testDbKind === 'postgres')('prepared queries on PostgreSQL', () => {
+  it('run as named statements, prepared once per connection; other queries stay unnamed', async () => {
+    // A text no other test runs, so it is new on whichever pooled connection this gets.
+    const keysFromUser = prepare<{ userId: number }, KeyRow>((q, value) =>
+      q.selectFrom('idempotency_keys').selectAll().where('user_id', '>=', value('userId')).orderBy('id'),
+    );
+    const prepared = (conn: Kysely<Database>) =>
+      sql<{ name: string }>`select name from pg_prepared_statements order by name`
+        .execute(conn)
+        .then((r) => r.rows.map((x) => x.name));
+    await t.ctx.db.kysely.connection().execute(async (conn) => {
+      const before = await prepared(conn);
+      // A query built on the spot (a text no prepared query has) stays unnamed.
+      await conn.selectFrom('idempotency_keys').select('id').where('user_id', '<', 7).execute();
+      expect(await prepared(conn)).toEqual(before);
+      await seed([row(1, 'a')]);
+      for (const userId of [1, 2, 1]) await keysFromUser.execute(conn, { userId });
+      const after = await prepared(conn);
+      expect(after.length).toBe(before.length + 1);
+      expect(after.every((name) => name.startsWith('pipdesk_'))).toBe(true);
+      expect((await keysFromUser.execute(conn, { userId: 1 })).map((r) => r.idempotency_key)).toEqual(['a']);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import type { DbKind } from './database.js';
 import type { Database } from './schema.js';
+import { nameStatement } from './statement-names.js';
 
 /** Marks the place of a named value in a prepared query. */
 class Slot {
@@ -61,6 +62,7 @@ export function prepare<P extends Record<string, unknown>, R>(
       let entry = compiled.get(adapter);
       if (!entry) {
         const { query, slots } = compileWithSlots(build, q);
+        if (adapter instanceof PostgresAdapter) nameStatement(query.sql);
         const parameters = (v: P) =>
           slots.map((s) => {
             if (typeof s !== 'string') return s.constant;

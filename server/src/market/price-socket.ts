@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
 import type { AuthModule, AuthUser } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
+import { FrameOutbox, textFrame } from '../http/socket-frames.js';
 import type { Catalog } from './catalogue.js';
 import type { MarketFeed } from './feed.js';
 import type { MarketService } from './service.js';
@@ -45,20 +46,30 @@ class PriceClient {
   private lastRateWarning = 0;
   private queue: Promise<void> = Promise.resolve();
   expiryTimer: unknown;
+  /** Frames of this event-loop turn leave in one write when it ends (http/socket-frames.ts). */
+  private readonly outbox: FrameOutbox;
 
-  constructor(readonly socket: WebSocket) {}
+  constructor(readonly socket: WebSocket) {
+    this.outbox = new FrameOutbox(socket);
+  }
 
   send<K extends keyof PricesServerMessages>(type: K, payload: PricesServerMessages[K]): void {
-    this.sendRaw(JSON.stringify(pricesMessage(type, payload)));
+    this.sendRaw(textFrame(JSON.stringify(pricesMessage(type, payload))));
   }
 
   /**
-   * Sends a pre-serialised message (fan-out encodes it once into a Buffer for all subscribers);
-   * skips a client whose buffer is full (prices are superseded anyway).
+   * Sends a whole frame (fan-out frames a message once for all subscribers); skips a client
+   * whose buffer is full (prices are superseded anyway).
    */
-  sendRaw(message: string | Buffer): void {
-    if (this.socket.readyState !== WebSocket.OPEN || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
-    this.socket.send(message, { binary: false });
+  sendRaw(frame: Buffer): void {
+    if (this.socket.readyState !== WebSocket.OPEN || this.outbox.bufferedBytes > MAX_BUFFERED_BYTES) return;
+    this.outbox.push(frame);
+  }
+
+  /** Closes the socket after what waits to be written (ws writes the close frame at once). */
+  close(code: number, reason: string): void {
+    this.outbox.flush();
+    this.socket.close(code, reason);
   }
 
   /** Token bucket; false when the message must be dropped. */
@@ -120,7 +131,7 @@ export class PriceSocketHub {
   close(): void {
     for (const cleanup of this.cleanups) cleanup();
     for (const t of this.chartThrottle.values()) if (t.timer !== undefined) this.timers.clearTimeout(t.timer);
-    for (const client of this.clients) client.socket.close(1001, 'Server shutting down');
+    for (const client of this.clients) client.close(1001, 'Server shutting down');
   }
 
   private onConnection(socket: WebSocket, request: FastifyRequest): void {
@@ -131,7 +142,7 @@ export class PriceSocketHub {
     socket.on('message', (data, isBinary) => {
       const verdict = client.allowMessage();
       if (verdict === 'close') {
-        socket.close(1008, 'Too many messages');
+        client.close(1008, 'Too many messages');
         return;
       }
       if (verdict === 'drop') return;
@@ -154,10 +165,10 @@ export class PriceSocketHub {
       if (!this.deps.auth) throw new Error('no auth module');
       client.user = await this.deps.auth.verifyAccessToken(token);
       const left = client.user.expiresAt - this.deps.ctx.clock.now();
-      client.expiryTimer = this.timers.setTimeout(() => client.socket.close(4001, 'Token expired'), Math.max(0, left));
+      client.expiryTimer = this.timers.setTimeout(() => client.close(4001, 'Token expired'), Math.max(0, left));
     } catch {
       client.send('error', { message: 'Invalid or expired token' });
-      client.socket.close(4001, 'Invalid or expired token');
+      client.close(4001, 'Invalid or expired token');
     }
   }
 
@@ -212,7 +223,7 @@ export class PriceSocketHub {
     const live = this.deps.service.liveCandle(pair);
     if (live) client.send('chart_update', { symbol: pair.symbol, timeframe: '1m', candle: live });
     const quote = this.deps.book.latest(pair.symbol);
-    if (quote) client.sendRaw(this.priceUpdate(quote, pair.digits));
+    if (quote) client.sendRaw(textFrame(this.priceUpdate(quote, pair.digits)));
   }
 
   private priceUpdate(quote: Quote, digits: number): string {
@@ -232,9 +243,10 @@ export class PriceSocketHub {
     if (!subscribers || subscribers.size === 0) return;
     const pair = this.deps.catalog.get(quote.symbol);
     if (!pair) return;
-    const message = Buffer.from(this.priceUpdate(quote, pair.digits));
-    for (const client of subscribers) client.sendRaw(message);
+    const frame = textFrame(this.priceUpdate(quote, pair.digits));
+    for (const client of subscribers) client.sendRaw(frame);
     this.scheduleChartUpdate(quote.symbol);
+    this.logFanout(quote, subscribers.size);
   }
 
   /**
@@ -260,20 +272,44 @@ export class PriceSocketHub {
     if (!subscribers || subscribers.size === 0 || !pair) return;
     const candle = this.deps.service.liveCandle(pair);
     if (!candle) return;
-    const message = Buffer.from(JSON.stringify(pricesMessage('chart_update', { symbol, timeframe: '1m', candle })));
-    for (const client of subscribers) client.sendRaw(message);
+    const frame = textFrame(JSON.stringify(pricesMessage('chart_update', { symbol, timeframe: '1m', candle })));
+    for (const client of subscribers) client.sendRaw(frame);
   }
 
   private onFeedStatus(up: boolean): void {
     const source = this.deps.feed.health().name;
-    const text = JSON.stringify(
-      up ? pricesMessage('external_feed_connected', { source }) : pricesMessage('external_feed_disconnected', { source }),
+    const frame = textFrame(
+      JSON.stringify(
+        up ? pricesMessage('external_feed_connected', { source }) : pricesMessage('external_feed_disconnected', { source }),
+      ),
     );
-    for (const client of this.clients) client.sendRaw(text);
+    for (const client of this.clients) client.sendRaw(frame);
   }
 
   private closeWhere(match: (client: PriceClient) => boolean): void {
-    for (const client of this.clients) if (match(client)) client.socket.close(4001, 'Session ended');
+    for (const client of this.clients) if (match(client)) client.close(4001, 'Session ended');
+  }
+
+  /**
+   * At LOG_LEVEL=debug, one line per tick: its server time → the last write of its fan-out
+   * (bench/prices-socket.mjs reads it as the server's own share). Writes leave at the end of the
+   * turn, so the line is written on the following immediate. Off, one level check per tick.
+   */
+  private logFanout(quote: Quote, sockets: number): void {
+    const log = this.deps.ctx.log;
+    if (log.level !== 'debug' && log.level !== 'trace') return;
+    setImmediate(() =>
+      log.debug(
+        {
+          fanout: 'prices',
+          symbol: quote.symbol,
+          tick_at: quote.timestamp,
+          sockets,
+          tick_to_last_write_ms: Date.now() - quote.timestamp,
+        },
+        'fan-out written',
+      ),
+    );
   }
 
   private drop(client: PriceClient): void {

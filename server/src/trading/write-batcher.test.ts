@@ -1,4 +1,6 @@
+import { type KyselyPlugin, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../db/database.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import { createWriteBatcher } from './write-batcher.js';
 
@@ -10,8 +12,8 @@ afterEach(async () => {
   await t.close();
 });
 
-const row = (key: string) => ({
-  user_id: 1,
+const row = (key: string, user = 1) => ({
+  user_id: user,
   idempotency_key: key,
   request_hash: 'h',
   response_status: 201,
@@ -24,7 +26,41 @@ async function storedKeys(): Promise<string[]> {
   return rows.map((r) => r.idempotency_key);
 }
 
-describe('write batcher', () => {
+/**
+ * `db` with every statement of the batcher seen by `onResult` (its SQL, once the database has
+ * answered it) before the batcher itself sees the answer; `onResult` may hold it back.
+ */
+function observed(db: Db, onResult: (statement: string) => Promise<void> | void): Db {
+  const statements = new WeakMap<object, string>();
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => {
+      const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+      statements.set(
+        args.queryId,
+        node.kind === 'RawNode' ? (node.sqlFragments ?? []).join('?').trim().toLowerCase() : node.kind,
+      );
+      return args.node;
+    },
+    transformResult: async (args) => {
+      await onResult(statements.get(args.queryId) ?? '');
+      return args.result;
+    },
+  };
+  return { ...db, kysely: db.kysely.withPlugin(plugin) };
+}
+
+/** The options that let a unit of work share a transaction on both databases: the user it locks. */
+const asUser = (i: number) => ({ user: 1000 + i });
+
+/** A table whose rows must reference a parent, checked only at COMMIT (deferred), on both databases. */
+async function createDeferredChild(): Promise<void> {
+  await sql`create table batch_parent (id integer primary key)`.execute(t.ctx.db.kysely);
+  await sql`create table batch_child (id integer primary key, parent integer references batch_parent (id) deferrable initially deferred)`.execute(
+    t.ctx.db.kysely,
+  );
+}
+
+describe('write batcher (group commit, both databases)', () => {
   it('rolls back only the unit of work that failed; the others are committed and answered', async () => {
     const writes = createWriteBatcher(t.ctx.db);
     const results = await Promise.allSettled(
@@ -32,11 +68,11 @@ describe('write batcher', () => {
         writes.run(async (trx) => {
           await trx
             .insertInto('idempotency_keys')
-            .values(row(`k${i}`))
+            .values(row(`k${i}`, 1000 + i))
             .execute();
           if (i === 5) throw new Error('boom');
           return i;
-        }),
+        }, asUser(i)),
       ),
     );
     expect(results[5]).toEqual({ status: 'rejected', reason: new Error('boom') });
@@ -48,20 +84,39 @@ describe('write batcher', () => {
     expect(keys).not.toContain('k5');
   });
 
+  it('a unit of work that fails on a database error (after several statements) is rolled back alone', async () => {
+    const writes = createWriteBatcher(t.ctx.db);
+    const results = await Promise.allSettled(
+      [0, 1, 2].map((i) =>
+        writes.run(async (trx) => {
+          await trx
+            .insertInto('idempotency_keys')
+            .values(row(`k${i}`, 1000 + i))
+            .execute();
+          // The second unit inserts its key twice: a unique violation inside its savepoint.
+          if (i === 1) await trx.insertInto('idempotency_keys').values(row('k1', 1001)).execute();
+          return i;
+        }, asUser(i)),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await storedKeys()).sort()).toEqual(['k0', 'k2']);
+  });
+
   it('a failed unit of work leaves nothing behind even after several statements', async () => {
     const writes = createWriteBatcher(t.ctx.db);
     await expect(
       writes.run(async (trx) => {
         await trx.insertInto('idempotency_keys').values(row('a')).execute();
         await trx.insertInto('idempotency_keys').values(row('a')).execute(); // unique violation
-      }),
+      }, asUser(1)),
     ).rejects.toThrow();
     expect(await storedKeys()).toEqual([]);
-    await writes.run((trx) => trx.insertInto('idempotency_keys').values(row('b')).execute());
+    await writes.run((trx) => trx.insertInto('idempotency_keys').values(row('b')).execute(), asUser(1));
     expect(await storedKeys()).toEqual(['b']);
   });
 
-  it('runs concurrent units of work one after the other, each seeing the ones before it', async () => {
+  it("runs one user's concurrent units of work one after the other in arrival order, each seeing the ones before it", async () => {
     const writes = createWriteBatcher(t.ctx.db);
     const seen = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -75,20 +130,84 @@ describe('write batcher', () => {
             .values(row(`k${i}`))
             .execute();
           return Number(before.n);
-        }),
+        }, asUser(1)),
       ),
     );
-    // SQLite: one writer, in arrival order. PostgreSQL: one transaction each, so every count is distinct too
-    // only when they serialize; without a lock two may see the same count.
-    if (testDbKind === 'sqlite') expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
-    else expect(seen.every((n) => n >= 0 && n < 30)).toBe(true);
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(await storedKeys()).toHaveLength(30);
+  });
+
+  it('answers no unit of work before its COMMIT has returned', async () => {
+    const events: string[] = [];
+    let releaseCommit!: () => void;
+    const commitHeld = new Promise<void>((resolve) => {
+      releaseCommit = resolve;
+    });
+    const db = observed(t.ctx.db, async (statement) => {
+      if (statement !== 'commit') return;
+      events.push('commit returned');
+      await commitHeld;
+    });
+    const writes = createWriteBatcher(db);
+    const runs = Array.from({ length: 10 }, (_, i) =>
+      writes
+        .run(async (trx) => {
+          await trx
+            .insertInto('idempotency_keys')
+            .values(row(`k${i}`, 1000 + i))
+            .execute();
+          return i;
+        }, asUser(i))
+        .then((value) => {
+          events.push(`answered ${value}`);
+          return value;
+        }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events.filter((e) => e === 'commit returned').length).toBeGreaterThan(0);
+    expect(events.filter((e) => e.startsWith('answered'))).toEqual([]);
+    releaseCommit();
+    expect(await Promise.all(runs)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    // Each answer follows a commit that returned: none comes before the first.
+    expect(events[0]).toBe('commit returned');
+    expect(await storedKeys()).toHaveLength(10);
+  });
+
+  it('fails every unit of work of the batch and stores none when the COMMIT fails', async () => {
+    await createDeferredChild();
+    const writes = createWriteBatcher(t.ctx.db);
+    // Held until all are queued, so they share one transaction.
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    const first = writes.run(async () => gate, asUser(99));
+    const results = Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) =>
+        writes.run(async (trx) => {
+          await trx
+            .insertInto('idempotency_keys')
+            .values(row(`k${i}`, 1000 + i))
+            // A child without a parent: accepted now, refused at COMMIT.
+            .execute();
+          if (i === 2) await sql`insert into batch_child (id, parent) values (1, 42)`.execute(trx);
+          return i;
+        }, asUser(i)),
+      ),
+    );
+    go();
+    await expect(first).rejects.toThrow();
+    const settled = await results;
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+    expect(await storedKeys()).toEqual([]);
+    // The batcher goes on: the next unit of work commits.
+    await writes.run((trx) => trx.insertInto('idempotency_keys').values(row('after')).execute(), asUser(1));
+    expect(await storedKeys()).toEqual(['after']);
   });
 });
 
 // SQLite only: it commits with synchronous = NORMAL and the batcher must wait for `db.durable()`
-// (the WAL fsync) before answering. PostgreSQL is durable at COMMIT, so its batcher is a plain
-// writeTransaction that never calls `durable()`; there is no wait to check there.
+// (the WAL fsync) before answering. PostgreSQL is durable at COMMIT (checked above).
 describe.runIf(testDbKind === 'sqlite')('write batcher on SQLite', () => {
   it('answers a unit of work only once the commit is durable, not when it is committed', async () => {
     let makeDurable!: () => void;
@@ -126,5 +245,53 @@ describe.runIf(testDbKind === 'sqlite')('write batcher on SQLite', () => {
     makeDurable();
     await expect(run).resolves.toBe('answered');
     expect(durableCalls).toHaveLength(1);
+  });
+});
+
+describe.runIf(testDbKind === 'postgres')('write batcher on PostgreSQL', () => {
+  it('shares one transaction among the units of work waiting together', async () => {
+    const writes = createWriteBatcher(t.ctx.db, { lanes: 2 });
+    const xids = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        writes.run(
+          async (trx) => (await sql<{ xid: string }>`select txid_current()::text as xid`.execute(trx)).rows[0]!.xid,
+          asUser(i),
+        ),
+      ),
+    );
+    // 40 units of work queued together: at most two lanes' worth of transactions, not 40.
+    expect(new Set(xids).size).toBeLessThanOrEqual(4);
+  });
+
+  it('queues a unit of work that failed to serialize again, rolled back alone, in a later transaction', async () => {
+    const writes = createWriteBatcher(t.ctx.db);
+    const attempts: string[] = [];
+    const [retried, other] = await Promise.all([
+      writes.run(async (trx) => {
+        const xid = (await sql<{ xid: string }>`select txid_current()::text as xid`.execute(trx)).rows[0]!.xid;
+        attempts.push(xid);
+        await trx
+          .insertInto('idempotency_keys')
+          .values(row(`try${attempts.length}`, 1001))
+          .execute();
+        if (attempts.length === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+        return attempts.length;
+      }, asUser(1)),
+      writes.run((trx) => trx.insertInto('idempotency_keys').values(row('other', 1002)).execute(), asUser(2)),
+    ]);
+    expect(retried).toBe(2);
+    expect(other).toBeDefined();
+    expect(new Set(attempts).size).toBe(2);
+    expect((await storedKeys()).sort()).toEqual(['other', 'try2']);
+  });
+
+  it('work without a user runs in a transaction of its own, beside the batches', async () => {
+    const writes = createWriteBatcher(t.ctx.db);
+    const xids = await Promise.all(
+      [0, 1, 2].map(() =>
+        writes.run(async (trx) => (await sql<{ xid: string }>`select txid_current()::text as xid`.execute(trx)).rows[0]!.xid),
+      ),
+    );
+    expect(new Set(xids).size).toBe(3);
   });
 });

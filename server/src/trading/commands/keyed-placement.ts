@@ -35,13 +35,17 @@ export async function placeWithKey<Placed, Result>(
   const keyUse = idempotencyKey ? { userId, key: idempotencyKey, hash } : undefined;
   const release = keyUse ? deps.inFlight.acquire(userId, keyUse.key, hash) : undefined;
   try {
-    const outcome = await deps.writes.run(async (trx) => {
-      const account = await lockAccountByUser(trx, userId);
-      if (!account) throw errors.noTradingAccount();
-      const stored = keyUse && (await storedAnswerOf(trx, keyUse));
-      if (stored) return { kind: 'replay' as const, answer: stored };
-      return { kind: 'placed' as const, placed: await steps.place(trx, account, keyUse) };
-    });
+    const outcome = await deps.writes.run(
+      async (trx) => {
+        const account = await lockAccountByUser(trx, userId);
+        if (!account) throw errors.noTradingAccount();
+        const stored = keyUse && (await storedAnswerOf(trx, keyUse));
+        if (stored) return { kind: 'replay' as const, answer: stored };
+        return { kind: 'placed' as const, placed: await steps.place(trx, account, keyUse) };
+      },
+      // It locks this user's account first and no other: it may share a transaction (write-batcher.ts).
+      { user: userId },
+    );
     if (outcome.kind === 'replay') return replay<Result>(outcome.answer);
     return { response: steps.answer(outcome.placed), replayed: false };
   } finally {

@@ -86,6 +86,8 @@ export class LiveBook {
   private readonly pairs = new Map<string, Pair>();
   private readonly touched: LiveAccount[] = [];
   private epoch = 0;
+  /** The tick whose listeners are being notified (null otherwise): lets the streams time a fan-out from its tick. */
+  currentTick: Quote | null = null;
   /** Reused by every revaluation: a tick values its positions without allocating a result each. */
   private readonly value: PositionValue = { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
 
@@ -273,8 +275,13 @@ export class LiveBook {
       }
     }
     // Listeners may close positions (stop-out) and so change `affected`; notify after the loop.
-    for (let i = 0; i < touched.length; i++) this.onAccountChanged(touched[i]!);
-    touched.length = 0;
+    this.currentTick = quote;
+    try {
+      for (let i = 0; i < touched.length; i++) this.onAccountChanged(touched[i]!);
+    } finally {
+      this.currentTick = null;
+      touched.length = 0;
+    }
   }
 
   private setPrice(quote: Quote): void {

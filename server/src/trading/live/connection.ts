@@ -1,6 +1,7 @@
 import type { TradingServerMessageMap, TradingServerMessageType } from '@pipdesk/contract';
 import type { WebSocket } from 'ws';
 import type { AuthUser } from '../../auth/index.js';
+import { FrameOutbox } from '../../http/socket-frames.js';
 import { encodeMessage } from './messages.js';
 import type { Paced } from './pacer.js';
 import { TokenBucket } from './rate-limit.js';
@@ -12,25 +13,6 @@ export const CLOSE_POLICY = 1008;
 
 /** A client that reads slower than we write is cut off before its buffer eats the server's memory. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-
-interface Corkable {
-  cork(): void;
-  uncork(): void;
-}
-
-/**
- * Connections written to during this event-loop turn. Each write is a syscall and on a
- * busy tick a socket gets several messages (P&L, account, prices, confirmations): corked
- * until the turn ends, they leave in one write per socket.
- */
-const corkedThisTurn: TradingConnection[] = [];
-let uncorkScheduled = false;
-
-function uncorkAll(): void {
-  uncorkScheduled = false;
-  for (const conn of corkedThisTurn) conn.uncorkTurn();
-  corkedThisTurn.length = 0;
-}
 
 /** One /ws/trading/ connection: its socket, who it acts for, and its streaming state. */
 export class TradingConnection implements Paced {
@@ -46,7 +28,11 @@ export class TradingConnection implements Paced {
   readonly bucket: TokenBucket;
   /** Messages are handled one after another, so an `authenticate` completes before what follows it. */
   chain: Promise<void> = Promise.resolve();
-  private corked: Corkable | null = null;
+  /**
+   * Frames of this event-loop turn (P&L, account, prices, confirmations) leave together in one
+   * write when the turn ends: at 10,000 sockets a write each per message was most of a tick's cost.
+   */
+  private readonly outbox: FrameOutbox;
 
   constructor(
     readonly socket: WebSocket,
@@ -55,45 +41,27 @@ export class TradingConnection implements Paced {
     rate: { capacity: number; perSecond: number; now: number },
   ) {
     this.bucket = new TokenBucket(rate.capacity, rate.perSecond, rate.now);
+    this.outbox = new FrameOutbox(socket);
   }
 
   send<K extends TradingServerMessageType>(type: K, payload: TradingServerMessageMap[K]): void {
     this.sendRaw(encodeMessage(type, payload));
   }
 
-  /** Sends an already encoded message (fan-out encodes once for every connection). */
-  sendRaw(frame: Buffer): void {
+  /** Sends an already encoded message, or several in one Buffer (fan-out encodes once for every connection). */
+  sendRaw(frames: Buffer): void {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    if (this.outbox.bufferedBytes > MAX_BUFFERED_BYTES) {
       this.closed = true;
+      this.outbox.discard();
       this.socket.terminate();
       return;
     }
-    if (!this.corked) this.corkTurn();
-    this.socket.send(frame, { binary: false });
+    this.outbox.push(frames);
   }
 
   sendBatch(frames: readonly Buffer[]): void {
     for (const frame of frames) this.sendRaw(frame);
-  }
-
-  private corkTurn(): void {
-    // ws has no batching API; the net.Socket under it (a stable internal of ws 8) coalesces corked writes.
-    const raw = (this.socket as unknown as { _socket?: Corkable | null })._socket;
-    if (!raw) return;
-    raw.cork();
-    this.corked = raw;
-    corkedThisTurn.push(this);
-    if (!uncorkScheduled) {
-      uncorkScheduled = true;
-      setImmediate(uncorkAll);
-    }
-  }
-
-  /** Called once the turn that corked it is over. */
-  uncorkTurn(): void {
-    this.corked?.uncork();
-    this.corked = null;
   }
 
   /** Sends `error` then closes; the socket's close handler unregisters it. */
@@ -101,6 +69,8 @@ export class TradingConnection implements Paced {
     if (this.closed) return;
     this.send('error', { message });
     this.closed = true;
+    // ws writes the close frame at once: what waits must leave before it.
+    this.outbox.flush();
     this.socket.close(code, message.slice(0, 120));
   }
 }

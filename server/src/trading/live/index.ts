@@ -17,6 +17,7 @@ import {
 import { positionDto } from '../presenter.js';
 import type { TradingService } from '../service.js';
 import { type ExecutionEvent, type PositionState, accountId as toAccountId } from '../types.js';
+import { AccountReloader } from './account-reload.js';
 import { type Figures, type LiveAccount, LiveBook, type LivePosition } from './book.js';
 import type { TradingConnection } from './connection.js';
 import { encodeMessage } from './messages.js';
@@ -260,8 +261,8 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     async start() {
       const live = new LiveBook(market.pairs.list(), onAccountChanged);
       book = live;
-      streams = new PnlStreams(live, pacing);
-      prices = new PriceFanout(sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing);
+      streams = new PnlStreams(live, pacing, ctx.log);
+      prices = new PriceFanout(sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing, ctx.log);
       risk = new RiskEngine({
         book: live,
         service,
@@ -296,12 +297,23 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
         }),
       );
       for (const quote of market.prices.all()) live.seedPrice(quote);
+      // docs/operations.md#deposits: balances another process changes from here on are reloaded.
+      const accountChanges = new AccountReloader({
+        db: ctx.db,
+        bus: ctx.bus,
+        log: ctx.log,
+        book: live,
+        paused: () => pending !== null,
+      });
+      await accountChanges.mark();
       for (const entry of await service.loadOpenBook()) live.loadAccount(entry);
       const buffered = pending;
       pending = null;
       for (const apply of buffered) apply();
       sockets.start();
       started = true;
+      accountChanges.start();
+      unsubscribers.push(() => accountChanges.stop());
       // Accounts already at risk when the server starts are handled now, not at their next tick.
       for (const account of live.accountsWithPositions()) risk.evaluate(account);
     },

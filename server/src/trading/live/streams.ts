@@ -1,14 +1,32 @@
 import type { TradingServerMessageMap } from '@pipdesk/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import { textFrames } from '../../http/socket-frames.js';
 import type { Pair, Quote } from '../../market/index.js';
 import type { LiveAccount, LiveBook } from './book.js';
 import type { TradingConnection } from './connection.js';
-import { encodeMessage } from './messages.js';
+import { encodeMessage, messageJson } from './messages.js';
 import { type Paced, Pacer, type Pacing } from './pacer.js';
 
 /** docs/api.md#trading-socket: pnl_batch_update and account_update at most 2 per second per connection. */
 export const PNL_INTERVAL_MS = 500;
 /** docs/api.md#trading-socket: price_update at most 4 per second per symbol per connection. */
 export const PRICE_INTERVAL_MS = 250;
+
+/** Where a fan-out reports how long it took; only read when the debug level is on. */
+export type FanoutLog = Pick<FastifyBaseLogger, 'debug' | 'level'>;
+
+/**
+ * At LOG_LEVEL=debug, one line per fan-out: the tick's server time → the last socket write of
+ * its burst (bench/trading-socket.mjs reads it as the server's own share of the latency).
+ * Writes leave at the end of the turn (socket-frames.ts), so the line is written on the
+ * following immediate, after them. Off, it costs one level check per fan-out.
+ */
+function logFanout(log: FanoutLog | undefined, fanout: string, tickAt: number, sockets: number, extra?: object): void {
+  if (!log || (log.level !== 'debug' && log.level !== 'trace')) return;
+  setImmediate(() =>
+    log.debug({ fanout, tick_at: tickAt, sockets, tick_to_last_write_ms: Date.now() - tickAt, ...extra }, 'fan-out written'),
+  );
+}
 
 /**
  * P&L and account figures for subscribed connections, computed from the live book and
@@ -19,15 +37,20 @@ export class PnlStreams {
   private readonly pacer: Pacer<TradingConnection>;
   /** Subscribed connections per account. */
   private readonly subscribers = new Map<number, Set<TradingConnection>>();
+  /** Server time of the oldest tick whose changes wait to be flushed (fan-out timing only). */
+  private tickAt: number | null = null;
 
   constructor(
     private readonly book: LiveBook,
     pacing: Pacing,
+    private readonly log?: FanoutLog,
   ) {
     this.pacer = new Pacer(
       PNL_INTERVAL_MS,
       (conns) => {
         for (const conn of conns) this.flush(conn);
+        if (this.tickAt !== null) logFanout(this.log, 'pnl', this.tickAt, conns.length);
+        this.tickAt = null;
       },
       pacing,
     );
@@ -58,6 +81,7 @@ export class PnlStreams {
   accountChanged(account: LiveAccount): void {
     const set = this.subscribers.get(account.accountId);
     if (!set) return;
+    if (this.tickAt === null && this.book.currentTick) this.tickAt = this.book.currentTick.timestamp;
     for (const conn of set) this.pacer.request(conn);
   }
 
@@ -65,10 +89,12 @@ export class PnlStreams {
     this.pacer.stop();
   }
 
+  /** The connection's P&L and account figures, both frames in one Buffer (one write). */
   private flush(conn: TradingConnection): void {
     if (conn.closed || conn.accountId === null) return;
     const account = this.book.account(conn.accountId);
     if (!account) return;
+    const figures = messageJson('account_update', { data: accountUpdate(this.book, account) });
     if (account.positions.size > 0) {
       const updates: TradingServerMessageMap['pnl_batch_update']['updates'] = [];
       for (const position of account.positions.values()) {
@@ -79,9 +105,12 @@ export class PnlStreams {
           current_price: position.currentPriceNumber,
         });
       }
-      if (updates.length > 0) conn.sendRaw(encodeMessage('pnl_batch_update', { updates }));
+      if (updates.length > 0) {
+        conn.sendRaw(textFrames([messageJson('pnl_batch_update', { updates }), figures]));
+        return;
+      }
     }
-    conn.sendRaw(encodeMessage('account_update', { data: accountUpdate(this.book, account) }));
+    conn.sendRaw(textFrames([figures]));
   }
 }
 
@@ -98,53 +127,72 @@ export function accountUpdate(book: LiveBook, account: LiveAccount): TradingServ
   };
 }
 
-interface SymbolStream extends Paced {
-  latest: Quote;
-}
-
 /**
- * price_update for every active pair to every authenticated connection of this node,
- * coalesced per symbol to at most 4 per second: the message is encoded once per symbol and
- * the same frame goes to every connection.
+ * price_update for every active pair to every authenticated connection of this node. All
+ * connections are paced together: the first change after a quiet quarter second goes out on
+ * the next turn, later ones wait for the quarter second to pass, and then every pair that
+ * changed goes out in one Buffer of frames, encoded once and written to each connection once.
+ * So a connection gets at most 4 price writes a second however many pairs tick (at 12 pairs
+ * ticking apart, one write per pair per tick was most of the server's load), and so at most
+ * 4 price_update per second per symbol, at the cost of up to a quarter second's wait.
  */
 export class PriceFanout {
-  private readonly pacer: Pacer<SymbolStream>;
-  private readonly streams = new Map<string, SymbolStream>();
+  private readonly pacer: Pacer<Paced>;
+  /** The node's one pacing state: every connection receives the same frames at the same time. */
+  private readonly paced: Paced = { lastFlushAt: Number.NEGATIVE_INFINITY, queued: false };
+  /** Latest quote of each pair that changed since the last flush, in order of first change. */
+  private readonly changed = new Map<string, Quote>();
+  /** Pairs seen active (as before, a pair streams from its first active tick on). */
+  private readonly active = new Set<string>();
 
   constructor(
     private readonly connections: ReadonlySet<TradingConnection>,
     private readonly pair: (symbol: string) => Pair | undefined,
     pacing: Pacing,
+    private readonly log?: FanoutLog,
   ) {
-    this.pacer = new Pacer(PRICE_INTERVAL_MS, (streams) => this.flush(streams), pacing);
+    this.pacer = new Pacer(PRICE_INTERVAL_MS, () => this.flush(), pacing);
   }
 
   onTick(quote: Quote): void {
-    let stream = this.streams.get(quote.symbol);
-    if (!stream) {
+    if (!this.active.has(quote.symbol)) {
+      // An inactive pair is asked again at its next tick, so one activated later starts streaming.
       if (!this.pair(quote.symbol)?.isActive) return;
-      stream = { latest: quote, lastFlushAt: Number.NEGATIVE_INFINITY, queued: false };
-      this.streams.set(quote.symbol, stream);
+      this.active.add(quote.symbol);
     }
-    stream.latest = quote;
-    if (this.connections.size > 0) this.pacer.request(stream);
+    // A pair that ticks again before the flush keeps its place and sends only its latest price.
+    this.changed.set(quote.symbol, quote);
+    if (this.connections.size > 0) this.pacer.request(this.paced);
+    else this.changed.clear();
   }
 
   stop(): void {
     this.pacer.stop();
   }
 
-  private flush(streams: readonly SymbolStream[]): void {
-    if (this.connections.size === 0) return;
-    const frames = streams.map(({ latest: q }) =>
-      encodeMessage('price_update', {
-        symbol: q.symbol,
-        price: q.mid,
-        bid: q.bid,
-        ask: q.ask,
-        timestamp: new Date(q.timestamp).toISOString(),
-      }),
-    );
-    for (const conn of this.connections) conn.sendBatch(frames);
+  private flush(): void {
+    if (this.changed.size === 0 || this.connections.size === 0) {
+      this.changed.clear();
+      return;
+    }
+    const frames: Buffer[] = [];
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const q of this.changed.values()) {
+      frames.push(
+        encodeMessage('price_update', {
+          symbol: q.symbol,
+          price: q.mid,
+          bid: q.bid,
+          ask: q.ask,
+          timestamp: new Date(q.timestamp).toISOString(),
+        }),
+      );
+      if (q.timestamp < oldest) oldest = q.timestamp;
+    }
+    const symbols = this.changed.size;
+    this.changed.clear();
+    const all = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    for (const conn of this.connections) conn.sendRaw(all);
+    logFanout(this.log, 'trading-price', oldest, this.connections.size, { symbols });
   }
 }

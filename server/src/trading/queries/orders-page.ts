@@ -56,7 +56,8 @@ export async function listOrders(
     if (!account) return { count: 0, rows: [] };
     const id = Number(account.id);
     const count = await history.countOrders(q, id, filters);
-    const rows = await history.listOrders(q, id, filters, query.ordering ?? '-created_at', (page - 1) * pageSize, pageSize);
+    const offset = (page - 1) * pageSize;
+    const rows = await history.listOrders(q, id, filters, query.ordering ?? '-created_at', offset, pageSize, count);
     return { count, rows };
   });
   return { count: read.count, page, pageSize, results: read.rows.map((o) => orderDto(o, deps.pricing.pair(o.symbol))) };
