@@ -21,7 +21,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchDb, buildServer, databaseUrlFor, parseArgs, prepareDatabase, root, startServer } from './lib.mjs';
+import { benchDb, buildServer, databaseUrlFor, insertRows, parseArgs, prepareDatabase, root, startServer } from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -142,20 +142,10 @@ async function writeHistory(dataDir) {
   };
   const flush = async () => {
     await writeTransaction(db, async (trx) => {
-      // Rows per statement under SQLite's bound-parameter limit.
-      const insert = async (table, rows) => {
-        if (rows.length === 0) return;
-        const per = Math.floor(30_000 / Object.keys(rows[0]).length);
-        for (let i = 0; i < rows.length; i += per)
-          await trx
-            .insertInto(table)
-            .values(rows.slice(i, i + per))
-            .execute();
-      };
-      await insert('positions', positions);
-      await insert('orders', orders);
-      await insert('trades', trades);
-      await insert('ledger_entries', ledger);
+      await insertRows(trx, 'positions', positions);
+      await insertRows(trx, 'orders', orders);
+      await insertRows(trx, 'trades', trades);
+      await insertRows(trx, 'ledger_entries', ledger);
     });
     orders = [];
     positions = [];

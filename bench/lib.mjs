@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
-const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
+/** The secret the benchmarks' servers sign with, so a prepared trader's token is accepted. */
+export const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
 export function parseArgs(list) {
   const out = {};
@@ -93,8 +94,11 @@ export function buildServer() {
   execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-b', 'server/tsconfig.json'], { cwd: root, stdio: 'inherit' });
 }
 
-/** A fresh data folder with `count` traders, each with a funded account and a live session. */
-export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, leverage = 100 } = {}) {
+/**
+ * A fresh data folder with `count` traders, each with a funded account and a live session.
+ * `perTransaction` traders are written per transaction (10,000 one by one take a while).
+ */
+export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, leverage = 100, perTransaction = 1 } = {}) {
   const dataDir = await freshDataDir();
   const { loadConfig } = await dist('config.js');
   const { openDatabase } = await dist('db/database.js');
@@ -115,31 +119,48 @@ export async function prepareDatabase(count, { balanceMinor = 1_000_000_000, lev
   const clock = { now: () => Date.now() };
   const tokens = createTokens(config, clock);
   const traders = [];
-  for (let i = 0; i < count; i++) {
+  for (let start = 0; start < count; start += perTransaction) {
     const now = Date.now();
-    const sessionId = newTokenId();
-    const userId = await writeTransaction(db, async (trx) => {
-      const user = await trx
-        .insertInto('users')
-        .values({
-          email: `bench${i}@example.com`,
-          password_hash: 'not-a-hash',
-          full_name: `Bench Trader ${i}`,
-          is_active: 1,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await openAccount(trx, { userId: Number(user.id), balanceMinor, leverage, now });
-      await insertSession(trx, { id: sessionId, userId: Number(user.id), now });
-      return Number(user.id);
+    const batch = await writeTransaction(db, async (trx) => {
+      const out = [];
+      for (let i = start; i < Math.min(count, start + perTransaction); i++) {
+        const user = await trx
+          .insertInto('users')
+          .values({
+            email: `bench${i}@example.com`,
+            password_hash: 'not-a-hash',
+            full_name: `Bench Trader ${i}`,
+            is_active: 1,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const sessionId = newTokenId();
+        await openAccount(trx, { userId: Number(user.id), balanceMinor, leverage, now });
+        await insertSession(trx, { id: sessionId, userId: Number(user.id), now });
+        out.push({ userId: Number(user.id), sessionId });
+      }
+      return out;
     });
-    const { token } = await tokens.sign('access', userId, sessionId);
-    traders.push({ userId, authorization: `Bearer ${token}` });
+    for (const { userId, sessionId } of batch) {
+      const { token } = await tokens.sign('access', userId, sessionId);
+      traders.push({ userId, authorization: `Bearer ${token}` });
+    }
   }
   await db.close();
   return { dataDir, traders };
+}
+
+/** Inserts `rows` into `table` in as many statements as SQLite's bound-parameter limit needs. */
+export async function insertRows(trx, table, rows) {
+  if (rows.length === 0) return;
+  const per = Math.floor(30_000 / Object.keys(rows[0]).length);
+  for (let i = 0; i < rows.length; i += per)
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + per))
+      .execute();
 }
 
 /** utime + stime of a process in seconds (Linux /proc). */
@@ -154,14 +175,15 @@ export function processCpuSeconds(pid) {
 }
 
 /**
- * Starts the built server on the prepared data folder; resolves once it is healthy and quoting.
- * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load; `env` overrides settings.
+ * Spawns the built server on a free port with the benchmarks' settings (`env` on top), its
+ * standard output ignored or, with `stdout: 'pipe'`, left for the caller to read. Wait for it
+ * with `untilHealthy`.
  */
-export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
+export async function spawnServer(dataDir, { nodeArgs = [], env = {}, stdout = 'ignore' } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -171,8 +193,6 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       DATABASE_URL: databaseUrlFor(dataDir),
       REDIS_URL: '',
       JWT_SECRET,
-      PRICE_SOURCE: 'simulator',
-      PRICE_SEED: '20260401',
       CHART_HISTORY_DAYS: '0',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
@@ -185,17 +205,34 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       ...env,
     },
   });
-  const url = `http://127.0.0.1:${port}`;
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Resolves once the spawned server answers its health check with the price source connected. */
+export async function untilHealthy({ child, url }) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${url}/api/health/`);
-      if (res.ok && (await res.json()).data?.price_source?.connected) break;
+      if (res.ok && (await res.json()).data?.price_source?.connected) return;
     } catch {}
     if (Date.now() > deadline) throw new Error('server did not become healthy');
     await sleep(200);
   }
+}
+
+/**
+ * Starts the built server on the prepared data folder; resolves once it is healthy and quoting.
+ * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load; `env` overrides settings.
+ */
+export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
+  const spawned = await spawnServer(dataDir, {
+    nodeArgs,
+    env: { PRICE_SOURCE: 'simulator', PRICE_SEED: '20260401', ...env },
+  });
+  const { child, url } = spawned;
+  await untilHealthy(spawned);
   // Every pair quoted once before the clock starts.
   await sleep(1500);
   return {
@@ -224,6 +261,30 @@ export function summary(result) {
 }
 
 /**
+ * Calls `fire(i, due)` for i = 0 … total − 1, each at its due time start + i ÷ rate (start 50 ms
+ * from now), late ones at once, whatever the earlier calls' promises did; resolves once all of
+ * them have. The open-loop schedule of `pacedRun` and bench/overload.mjs.
+ */
+export async function fireAtRate({ rate, total, fire }) {
+  const start = performance.now() + 50;
+  const pending = [];
+  let sent = 0;
+  await new Promise((done) => {
+    const tick = () => {
+      const now = performance.now();
+      while (sent < total && start + (sent * 1000) / rate <= now) {
+        pending.push(fire(sent, start + (sent * 1000) / rate));
+        sent += 1;
+      }
+      if (sent >= total) return done();
+      setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
+    };
+    setTimeout(tick, 50);
+  });
+  await Promise.all(pending);
+}
+
+/**
  * An open-loop run at a steady rate: request i is due at start + i ÷ rate, whatever the
  * answers before it (autocannon's `overallRate` instead lets each connection burst its share
  * at the start of every second and then corrects for coordinated omission with a 1 ms
@@ -240,9 +301,6 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
   const latencies = [];
   const statuses = {};
   let errors = 0;
-  let sent = 0;
-  const start = performance.now() + 50;
-  const pending = [];
   const fire = (i, due) =>
     new Promise((resolve) => {
       const r = request(i);
@@ -264,19 +322,7 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
       });
       req.end(r.body);
     });
-  await new Promise((done) => {
-    const tick = () => {
-      const now = performance.now();
-      while (sent < total && start + (sent * 1000) / rate <= now) {
-        pending.push(fire(sent, start + (sent * 1000) / rate));
-        sent += 1;
-      }
-      if (sent >= total) return done();
-      setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
-    };
-    setTimeout(tick, 50);
-  });
-  await Promise.all(pending);
+  await fireAtRate({ rate, total, fire });
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (p) => Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1));

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { benchDb, buildServer, parseArgs, prepareDatabase, processCpuSeconds, startServer } from './lib.mjs';
+import { benchDb, buildServer, fireAtRate, parseArgs, prepareDatabase, processCpuSeconds, startServer } from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -85,12 +85,9 @@ async function overload(url, traders, rate) {
   const total = warmup + Math.round(rate * SECONDS);
   const byStatus = new Map();
   let errors = 0;
-  let sent = 0;
-  const pending = [];
   // This process's own lag: on a busy machine the client, not the server, may be what is late.
   const clientLoop = monitorEventLoopDelay({ resolution: 10 });
   clientLoop.enable();
-  const start = performance.now() + 50;
   const fire = (i, due) =>
     new Promise((resolve) => {
       const { headers, body } = order(i, traders);
@@ -114,19 +111,7 @@ async function overload(url, traders, rate) {
       });
       req.end(body);
     });
-  await new Promise((done) => {
-    const tick = () => {
-      const now = performance.now();
-      while (sent < total && start + (sent * 1000) / rate <= now) {
-        pending.push(fire(sent, start + (sent * 1000) / rate));
-        sent += 1;
-      }
-      if (sent >= total) return done();
-      setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
-    };
-    setTimeout(tick, 50);
-  });
-  await Promise.all(pending);
+  await fireAtRate({ rate, total, fire });
   agent.destroy();
   clientLoop.disable();
   const figures = (status) => {

@@ -19,7 +19,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { buildServer, parseArgs, prepareDatabase, root, startServer, summary } from './lib.mjs';
+import { buildServer, insertRows, parseArgs, prepareDatabase, root, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const TRADES = Number(args.trades ?? 100_000);
@@ -130,19 +130,10 @@ async function writeHistory(dataDir) {
       }
     }
     await writeTransaction(db, async (trx) => {
-      // Rows per statement under SQLite's bound-parameter limit.
-      const insert = async (table, rows) => {
-        const per = Math.floor(30_000 / Object.keys(rows[0]).length);
-        for (let i = 0; i < rows.length; i += per)
-          await trx
-            .insertInto(table)
-            .values(rows.slice(i, i + per))
-            .execute();
-      };
-      await insert('positions', positions);
-      await insert('orders', orders);
-      await insert('trades', trades);
-      if (ledger.length) await insert('ledger_entries', ledger);
+      await insertRows(trx, 'positions', positions);
+      await insertRows(trx, 'orders', orders);
+      await insertRows(trx, 'trades', trades);
+      await insertRows(trx, 'ledger_entries', ledger);
       await trx.updateTable('trading_accounts').set({ balance_minor: balance }).where('id', '=', accountId).execute();
     });
   }

@@ -12,21 +12,23 @@
 // server CPU; server memory per socket (RSS after the subscriptions minus before, ÷ sockets).
 // Subscribers are spread over the 12 pairs (--symbol puts them all on one: every tick is then a
 // burst of N writes). The clients run in `--procs` child processes (default 4).
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { buildServer, freshDataDir, pairSymbols, parseArgs, processCpuSeconds, sleep } from './lib.mjs';
+import { buildServer, freshDataDir, pairSymbols, parseArgs, sleep } from './lib.mjs';
 import { record } from './results.mjs';
 import {
-  addSample,
-  fdLimit,
+  answerCommands,
+  arrivalLatencies,
+  checkFdLimit,
   forkClients,
   histogram,
-  mainThreadSchedule,
+  measureWindow,
   mergeInto,
+  noteArrival,
   rssBytes,
-  scheduleShare,
   startFeed,
   startServerOnFeed,
+  stopAll,
   summarize,
   summarizeList,
   wallNow,
@@ -43,10 +45,7 @@ async function main() {
   const SECONDS = Number(args.seconds ?? 30);
   const WARMUP_SECONDS = 3;
   const log = (...a) => console.error(`[bench ${(performance.now() / 1000).toFixed(1)}s]`, ...a);
-  const limit = fdLimit();
-  // The server holds one fd per socket (the client processes split the other ends).
-  if (limit !== undefined && limit < CLIENTS + 200)
-    throw new Error(`ulimit -n is ${limit}: ${CLIENTS} sockets need about ${CLIENTS + 200} (raise it with ulimit -n)`);
+  const limit = checkFdLimit(CLIENTS);
 
   if (!process.argv.includes('--skip-build')) buildServer();
   const symbols = await pairSymbols();
@@ -54,12 +53,8 @@ async function main() {
   const feed = await startFeed(symbols);
   const fanouts = [];
   let measuring = false;
-  const server = await startServerOnFeed(dataDir, feed.url, {
-    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    env: { LOG_LEVEL: 'debug' },
-    onLog: (line) => {
-      if (measuring && line.fanout === 'prices') fanouts.push(line.tick_to_last_write_ms);
-    },
+  const server = await startServerOnFeed(dataDir, feed.url, (line) => {
+    if (measuring && line.fanout === 'prices') fanouts.push(line.tick_to_last_write_ms);
   });
   log(`server ${server.url} (pid ${server.pid}); fd limit ${limit}`);
   let clients;
@@ -75,27 +70,18 @@ async function main() {
     await sleep(2_000);
     const rssAfter = rssBytes(server.pid);
 
-    feed.start();
-    await sleep(WARMUP_SECONDS * 1000);
-    log(`measuring ${SECONDS} s`);
-    const cpu0 = processCpuSeconds(server.pid);
-    const schedule0 = mainThreadSchedule(server.pid);
-    const clientCpu0 = clients.pids.map(processCpuSeconds);
-    const t0 = performance.now();
-    const ticks0 = feed.sent();
-    measuring = true;
-    await clients.all({ type: 'measure' });
-    await sleep(SECONDS * 1000);
-    await clients.all({ type: 'pause' });
-    measuring = false;
-    const elapsed = (performance.now() - t0) / 1000;
-    const cpu1 = processCpuSeconds(server.pid);
-    const schedule1 = mainThreadSchedule(server.pid);
-    const clientCpu1 = clients.pids.map(processCpuSeconds);
-    const ticks = feed.sent() - ticks0;
-    feed.stopTicking();
-    await sleep(500);
-    const answers = await clients.all({ type: 'results', sentAt: [...feed.sentAt] });
+    const measured = await measureWindow({
+      feed,
+      server,
+      clients,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      log,
+      setMeasuring: (on) => {
+        measuring = on;
+      },
+    });
+    const { answers } = measured;
     const latency = histogram();
     for (const a of answers) mergeInto(latency, a.price);
     const result = {
@@ -103,15 +89,14 @@ async function main() {
       clients: CLIENTS,
       subscribed_to: one ?? 'spread over the 12 pairs',
       client_processes: PROCS,
-      seconds: Number(elapsed.toFixed(1)),
-      ticks_per_second: Number((ticks / elapsed).toFixed(1)),
+      seconds: measured.seconds,
+      ticks_per_second: measured.ticks_per_second,
       tick_to_price_update: summarize(latency),
       server_share: summarizeList(fanouts),
-      server_cpu_percent: Number((((cpu1 - cpu0) / elapsed) * 100).toFixed(1)),
-      // Runnable but not running: time the machine's other load took from the server's event loop.
-      server_main_thread: scheduleShare(schedule0, schedule1, elapsed),
-      client_cpu_percent: Number((clientCpu1.reduce((s, c, i) => s + c - clientCpu0[i], 0) / elapsed / 0.01).toFixed(1)),
-      client_event_loop_delay_p99_ms: Math.max(...answers.map((a) => a.loopP99)),
+      server_cpu_percent: measured.server_cpu_percent,
+      server_main_thread: measured.server_main_thread,
+      client_cpu_percent: measured.client_cpu_percent,
+      client_event_loop_delay_p99_ms: measured.client_event_loop_delay_p99_ms,
       server_rss_mib: Math.round(rssAfter / 2 ** 20),
       server_kib_per_socket: Number(((rssAfter - rssBefore) / CLIENTS / 1024).toFixed(2)),
       errors: answers.reduce((n, a) => n + a.errors, 0),
@@ -133,11 +118,7 @@ async function main() {
     console.log(`p99 ${result.tick_to_price_update.p99_ms} ms: ${met ? 'meets' : 'MISSES'} the goal (p99 ≤ 50 ms, none closed)`);
     process.exitCode = met ? 0 : 1;
   } finally {
-    await clients?.stop();
-    await server.stop();
-    await feed.stop();
-    const { rmSync } = await import('node:fs');
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopAll({ clients, server, feed, dataDir });
   }
 }
 
@@ -151,7 +132,6 @@ function runClientProcess() {
   const sockets = [];
   let closed = 0;
   let errors = 0;
-  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   const field = (text, label) => {
     const i = text.indexOf(label);
     if (i < 0) return undefined;
@@ -177,42 +157,20 @@ function runClientProcess() {
         const text = data.toString();
         if (!measuring) return;
         if (text.startsWith('{"type":"price_update"')) {
-          const key = `${field(text, '"symbol":"')} ${Number(field(text, '"bid":'))}`;
-          const list = arrivals.get(key);
-          if (list) list.push(at);
-          else arrivals.set(key, [at]);
+          noteArrival(arrivals, `${field(text, '"symbol":"')} ${Number(field(text, '"bid":'))}`, at);
         } else if (text.startsWith('{"type":"error"')) errors++;
       });
     });
   }
 
-  process.on('message', async (command) => {
-    if (command.type === 'open') {
-      for (let i = 0; i < command.items.length; i += 50)
-        await Promise.all(command.items.slice(i, i + 50).map((item) => open(item, command.wsUrl)));
-      process.send({ opened: sockets.length });
-    } else if (command.type === 'measure') {
-      measuring = true;
-      loopDelay.enable();
-      process.send({});
-    } else if (command.type === 'pause') {
-      measuring = false;
-      loopDelay.disable();
-      process.send({});
-    } else if (command.type === 'results') {
-      const sentAt = new Map(command.sentAt);
-      const hist = histogram();
-      for (const [key, times] of arrivals) {
-        const sent = sentAt.get(key);
-        if (sent === undefined) continue;
-        for (const at of times) addSample(hist, at - sent);
-      }
-      for (const ws of sockets) ws.closing = true;
-      process.send({ price: [...hist], closed, errors, loopP99: Number((loopDelay.percentile(99) / 1e6).toFixed(1)) });
-    }
-  });
-  process.on('SIGTERM', () => {
-    for (const ws of sockets) ws.terminate();
-    process.exit(0);
+  answerCommands({
+    sockets,
+    open: async (items, wsUrl) => {
+      for (let i = 0; i < items.length; i += 50) await Promise.all(items.slice(i, i + 50).map((item) => open(item, wsUrl)));
+    },
+    setMeasuring: (on) => {
+      measuring = on;
+    },
+    results: (sentAt) => ({ price: arrivalLatencies(arrivals, sentAt), closed, errors }),
   });
 }

@@ -1,16 +1,19 @@
 // Shared by bench/trading-socket.mjs and bench/prices-socket.mjs: the external price feed the
 // benchmark drives (so it knows when each tick left), the built server started on it with its
 // log on standard output (the server's own fan-out timing lines, LOG_LEVEL=debug), client
-// processes (so the clients' JSON parsing does not share one event loop with the feed), and
-// latency histograms that add up across processes.
-import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+// processes (so the clients' JSON parsing does not share one event loop with the feed) and
+// their command loop, the measured window both benches time the same way, and latency
+// histograms that add up across processes.
+import { fork } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { WebSocketServer } from 'ws';
-import { freePort, root, sleep } from './lib.mjs';
+import { benchDb, freePort, processCpuSeconds, sleep, spawnServer, untilHealthy } from './lib.mjs';
 
-export const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
+// The fan-out never touches the database per tick, so the socket benches run on SQLite only
+// (--db postgres would seed a schema the server never reads).
+if (benchDb !== 'sqlite') throw new Error('The socket benchmarks run on SQLite only: drop --db / BENCH_DB.');
 
 /** Milliseconds since the epoch with sub-millisecond precision, comparable across processes on one machine. */
 export const wallNow = () => performance.timeOrigin + performance.now();
@@ -92,52 +95,27 @@ export async function startFeed(symbols) {
 }
 
 /**
- * Starts `server/dist/main.js` on `dataDir` with the feed as its price source. Its JSON log
- * lines on standard output go to `onLog` (the fan-out timing lines need LOG_LEVEL=debug).
+ * Starts `server/dist/main.js` on `dataDir` with the feed as its price source, at LOG_LEVEL=debug:
+ * the server then logs each fan-out's tick → last write (its request log is debug too, quiet
+ * while measuring). Its JSON log lines on standard output go to `onLog`. BENCH_SERVER_NODE_ARGS
+ * passes node flags to the server (e.g. to profile it).
  */
-export async function startServerOnFeed(dataDir, feedUrl, { nodeArgs = [], env = {}, onLog = () => {} } = {}) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      JWT_SECRET,
-      PRICE_SOURCE: 'external',
-      EXTERNAL_FEED_URL: feedUrl,
-      CHART_HISTORY_DAYS: '0',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
-      WEB_DIST: path.join(dataDir, 'no-web'),
-      RATE_LIMITS: 'false',
-      METRICS_TOKEN: '',
-      METRICS_PORT: '',
-      ...env,
-    },
+export async function startServerOnFeed(dataDir, feedUrl, onLog) {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const spawned = await spawnServer(dataDir, {
+    nodeArgs,
+    // The socket benches run on SQLite (their figures are recorded as such).
+    env: { DATABASE_URL: '', PRICE_SOURCE: 'external', EXTERNAL_FEED_URL: feedUrl, LOG_LEVEL: 'debug' },
+    stdout: 'pipe',
   });
+  const { child, url } = spawned;
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (!line.startsWith('{')) return;
     try {
       onLog(JSON.parse(line));
     } catch {}
   });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/api/health/`);
-      if (res.ok && (await res.json()).data?.price_source?.connected) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('server did not become healthy');
-    await sleep(200);
-  }
+  await untilHealthy(spawned);
   return {
     url,
     pid: child.pid,
@@ -149,10 +127,60 @@ export async function startServerOnFeed(dataDir, feedUrl, { nodeArgs = [], env =
   };
 }
 
+/** Stops what a socket bench started (whichever of it did start) and removes its data folder. */
+export async function stopAll({ clients, server, feed, dataDir }) {
+  await clients?.stop();
+  await server?.stop();
+  await feed?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
 /** Resident memory of a process in bytes (Linux /proc). */
 export function rssBytes(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
+}
+
+// ---------------------------------------------------------------- the measured window
+
+/**
+ * Starts the feed ticking, lets it run `warmupSeconds` unmeasured, then measures `seconds`:
+ * `setMeasuring(true)` and the client processes told to note arrivals, then both stopped. The
+ * feed stops ticking and the clients are asked for their results (given the feed's send times).
+ * Returns their answers and the window's figures common to both socket benches.
+ */
+export async function measureWindow({ feed, server, clients, seconds, warmupSeconds, log, setMeasuring }) {
+  feed.start();
+  await sleep(warmupSeconds * 1000);
+  log(`measuring ${seconds} s`);
+  const cpu0 = processCpuSeconds(server.pid);
+  const schedule0 = mainThreadSchedule(server.pid);
+  const clientCpu0 = clients.pids.map(processCpuSeconds);
+  const t0 = performance.now();
+  const ticks0 = feed.sent();
+  setMeasuring(true);
+  await clients.all({ type: 'measure' });
+  await sleep(seconds * 1000);
+  await clients.all({ type: 'pause' });
+  setMeasuring(false);
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = processCpuSeconds(server.pid);
+  const schedule1 = mainThreadSchedule(server.pid);
+  const clientCpu1 = clients.pids.map(processCpuSeconds);
+  const ticks = feed.sent() - ticks0;
+  feed.stopTicking();
+  await sleep(500);
+  const answers = await clients.all({ type: 'results', sentAt: [...feed.sentAt] });
+  return {
+    answers,
+    seconds: Number(elapsed.toFixed(1)),
+    ticks_per_second: Number((ticks / elapsed).toFixed(1)),
+    server_cpu_percent: Number((((cpu1 - cpu0) / elapsed) * 100).toFixed(1)),
+    // Runnable but not running: time the machine's other load took from the server's event loop.
+    server_main_thread: scheduleShare(schedule0, schedule1, elapsed),
+    client_cpu_percent: Number((clientCpu1.reduce((s, c, i) => s + c - clientCpu0[i], 0) / elapsed / 0.01).toFixed(1)),
+    client_event_loop_delay_p99_ms: Math.max(...answers.map((a) => a.loopP99)),
+  };
 }
 
 // ---------------------------------------------------------------- latency histograms
@@ -235,6 +263,63 @@ export async function forkClients(script, procs, items, shared) {
       await Promise.all(clients.map((c) => (c.child.exitCode === null ? new Promise((r) => c.child.once('exit', r)) : 0)));
     },
   };
+}
+
+/** Notes one arrival of the tick `key` (`${symbol} ${bid}`) at wall time `at`. */
+export function noteArrival(arrivals, key, at) {
+  const list = arrivals.get(key);
+  if (list) list.push(at);
+  else arrivals.set(key, [at]);
+}
+
+/** The latencies of noted arrivals (arrival − the feed's send of that tick), as histogram entries to send back. */
+export function arrivalLatencies(arrivals, sentAt) {
+  const hist = histogram();
+  for (const [key, times] of arrivals) {
+    const sent = sentAt.get(key);
+    if (sent === undefined) continue;
+    for (const at of times) addSample(hist, at - sent);
+  }
+  return [...hist];
+}
+
+/**
+ * A client process's side of `forkClients`: `open(items, wsUrl)` opens its share of `sockets`;
+ * `measure` and `pause` switch `setMeasuring` and the event-loop delay monitor; `results`
+ * answers `results(sentAt)` (the feed's send times) with the loop delay's p99. SIGTERM ends it.
+ */
+export function answerCommands({ sockets, open, setMeasuring, results }) {
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  process.on('message', async (command) => {
+    if (command.type === 'open') {
+      await open(command.items, command.wsUrl);
+      process.send({ opened: sockets.length });
+    } else if (command.type === 'measure') {
+      setMeasuring(true);
+      loopDelay.enable();
+      process.send({});
+    } else if (command.type === 'pause') {
+      setMeasuring(false);
+      loopDelay.disable();
+      process.send({});
+    } else if (command.type === 'results') {
+      // Closed from here on by the benchmark itself, not counted.
+      for (const ws of sockets) ws.closing = true;
+      process.send({ ...results(new Map(command.sentAt)), loopP99: Number((loopDelay.percentile(99) / 1e6).toFixed(1)) });
+    }
+  });
+  process.on('SIGTERM', () => {
+    for (const ws of sockets) ws.terminate();
+    process.exit(0);
+  });
+}
+
+/** The fd limit, after checking it is enough for `sockets`: the server holds one fd per socket (the client processes split the other ends). */
+export function checkFdLimit(sockets) {
+  const limit = fdLimit();
+  if (limit !== undefined && limit < sockets + 200)
+    throw new Error(`ulimit -n is ${limit}: ${sockets} sockets need about ${sockets + 200} (raise it with ulimit -n)`);
+  return limit;
 }
 
 /** The current fd limit of this shell's processes (10,000 sockets need two fds each on one machine). */

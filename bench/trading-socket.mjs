@@ -17,22 +17,23 @@
 // reported apart from the server's; the machine's other load still shares the cores.
 // Everyone holds EURUSD by default (one tick = a P&L message to every socket: the harshest
 // case); --spread puts trader i on pair i mod 12.
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { buildServer, freshDataDir, pairSymbols, parseArgs, processCpuSeconds, sleep } from './lib.mjs';
+import { buildServer, pairSymbols, parseArgs, prepareDatabase, sleep } from './lib.mjs';
 import { record } from './results.mjs';
 import {
-  addSample,
-  fdLimit,
+  answerCommands,
+  arrivalLatencies,
+  checkFdLimit,
   forkClients,
   histogram,
-  JWT_SECRET,
-  mainThreadSchedule,
+  measureWindow,
   mergeInto,
+  noteArrival,
   rssBytes,
-  scheduleShare,
   startFeed,
   startServerOnFeed,
+  stopAll,
   summarize,
   summarizeList,
   wallNow,
@@ -51,25 +52,18 @@ async function main() {
   const SECONDS = Number(args.seconds ?? 30);
   const WARMUP_SECONDS = 3;
   const log = (...a) => console.error(`[bench ${(performance.now() / 1000).toFixed(1)}s]`, ...a);
-  const limit = fdLimit();
-  // The server holds one fd per socket (the client processes split the other ends).
-  if (limit !== undefined && limit < TRADERS + 200)
-    throw new Error(`ulimit -n is ${limit}: ${TRADERS} sockets need about ${TRADERS + 200} (raise it with ulimit -n)`);
+  const limit = checkFdLimit(TRADERS);
 
   if (!process.argv.includes('--skip-build')) buildServer();
   const symbols = await pairSymbols();
   log(`seeding ${TRADERS} traders`);
-  const { dataDir, traders } = await seedTraders(TRADERS);
+  // No password hash per trader (not what is measured); 500 traders per transaction.
+  const { dataDir, traders } = await prepareDatabase(TRADERS, { balanceMinor: 100_000_000, perTransaction: 500 });
   const feed = await startFeed(symbols);
   const fanouts = [];
   let measuring = false;
-  const server = await startServerOnFeed(dataDir, feed.url, {
-    nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    // Debug: the server logs each fan-out's tick → last write (the request log is debug too, quiet while measuring).
-    env: { LOG_LEVEL: 'debug' },
-    onLog: (line) => {
-      if (measuring && line.fanout) fanouts.push(line);
-    },
+  const server = await startServerOnFeed(dataDir, feed.url, (line) => {
+    if (measuring && line.fanout) fanouts.push(line);
   });
   log(`server ${server.url} (pid ${server.pid}); fd limit ${limit}`);
   let clients;
@@ -95,27 +89,18 @@ async function main() {
     await sleep(2_000);
     const rssAfter = rssBytes(server.pid);
 
-    feed.start();
-    await sleep(WARMUP_SECONDS * 1000);
-    log(`measuring ${SECONDS} s`);
-    const cpu0 = processCpuSeconds(server.pid);
-    const schedule0 = mainThreadSchedule(server.pid);
-    const clientCpu0 = clients.pids.map(processCpuSeconds);
-    const t0 = performance.now();
-    const ticks0 = feed.sent();
-    measuring = true;
-    await clients.all({ type: 'measure' });
-    await sleep(SECONDS * 1000);
-    await clients.all({ type: 'pause' });
-    measuring = false;
-    const elapsed = (performance.now() - t0) / 1000;
-    const cpu1 = processCpuSeconds(server.pid);
-    const schedule1 = mainThreadSchedule(server.pid);
-    const clientCpu1 = clients.pids.map(processCpuSeconds);
-    const ticks = feed.sent() - ticks0;
-    feed.stopTicking();
-    await sleep(500);
-    const answers = await clients.all({ type: 'results', sentAt: [...feed.sentAt] });
+    const measured = await measureWindow({
+      feed,
+      server,
+      clients,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      log,
+      setMeasuring: (on) => {
+        measuring = on;
+      },
+    });
+    const { answers } = measured;
 
     const pnl = histogram();
     const price = histogram();
@@ -129,17 +114,16 @@ async function main() {
       traders: TRADERS,
       positions: SPREAD ? 'one per trader, spread over the 12 pairs' : 'one EURUSD per trader',
       client_processes: PROCS,
-      seconds: Number(elapsed.toFixed(1)),
-      ticks_per_second: Number((ticks / elapsed).toFixed(1)),
+      seconds: measured.seconds,
+      ticks_per_second: measured.ticks_per_second,
       tick_to_pnl_batch_update: summarize(pnl),
       tick_to_price_update: summarize(price),
       server_share_pnl: share('pnl'),
       server_share_price_update: share('trading-price'),
-      server_cpu_percent: Number((((cpu1 - cpu0) / elapsed) * 100).toFixed(1)),
-      // Runnable but not running: time the machine's other load took from the server's event loop.
-      server_main_thread: scheduleShare(schedule0, schedule1, elapsed),
-      client_cpu_percent: Number((clientCpu1.reduce((s, c, i) => s + c - clientCpu0[i], 0) / elapsed / 0.01).toFixed(1)),
-      client_event_loop_delay_p99_ms: Math.max(...answers.map((a) => a.loopP99)),
+      server_cpu_percent: measured.server_cpu_percent,
+      server_main_thread: measured.server_main_thread,
+      client_cpu_percent: measured.client_cpu_percent,
+      client_event_loop_delay_p99_ms: measured.client_event_loop_delay_p99_ms,
       server_rss_mib: Math.round(rssAfter / 2 ** 20),
       server_kib_per_socket: Number(((rssAfter - rssBefore) / TRADERS / 1024).toFixed(2)),
       sockets_closed: answers.reduce((n, a) => n + a.closed, 0),
@@ -163,62 +147,8 @@ async function main() {
     );
     process.exitCode = met ? 0 : 1;
   } finally {
-    await clients?.stop();
-    await server.stop();
-    await feed.stop();
-    const { rmSync } = await import('node:fs');
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopAll({ clients, server, feed, dataDir });
   }
-}
-
-/** Traders with a funded account and a live session, written in batches (no password hash: not what is measured). */
-async function seedTraders(count) {
-  const { default: path } = await import('node:path');
-  const { pathToFileURL } = await import('node:url');
-  const { root } = await import('./lib.mjs');
-  const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
-  const dataDir = await freshDataDir();
-  const { loadConfig } = await dist('config.js');
-  const { openDatabase } = await dist('db/database.js');
-  const { migrateToLatest } = await dist('migrations.js');
-  const { writeTransaction } = await dist('db/transaction.js');
-  const { openAccount } = await dist('accounts/repo.js');
-  const { insertSession } = await dist('auth/repo.js');
-  const { createTokens, newTokenId } = await dist('auth/tokens.js');
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '', JWT_SECRET, ACCESS_TOKEN_TTL_MINUTES: '1440' });
-  const db = openDatabase(config.database);
-  await migrateToLatest(db);
-  const tokens = createTokens(config, { now: () => Date.now() });
-  const traders = [];
-  for (let start = 0; start < count; start += 500) {
-    const now = Date.now();
-    const batch = await writeTransaction(db, async (trx) => {
-      const out = [];
-      for (let i = start; i < Math.min(count, start + 500); i++) {
-        const user = await trx
-          .insertInto('users')
-          .values({
-            email: `bench${i}@example.com`,
-            password_hash: 'not-a-hash',
-            full_name: `Bench Trader ${i}`,
-            is_active: 1,
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const sessionId = newTokenId();
-        await openAccount(trx, { userId: Number(user.id), balanceMinor: 100_000_000, leverage: 100, now });
-        await insertSession(trx, { id: sessionId, userId: Number(user.id), now });
-        out.push({ userId: Number(user.id), sessionId });
-      }
-      return out;
-    });
-    traders.push(...batch);
-  }
-  for (const t of traders) t.authorization = `Bearer ${(await tokens.sign('access', t.userId, t.sessionId)).token}`;
-  await db.close();
-  return { dataDir, traders };
 }
 
 async function pool(items, concurrency, fn) {
@@ -248,12 +178,6 @@ function runClientProcess() {
   const priceArrivals = new Map();
   const sockets = [];
   let closed = 0;
-  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-  const note = (map, key, at) => {
-    const list = map.get(key);
-    if (list) list.push(at);
-    else map.set(key, [at]);
-  };
   const numberAfter = (text, label) => {
     const i = text.indexOf(label);
     if (i < 0) return undefined;
@@ -280,11 +204,11 @@ function runClientProcess() {
           const key = `${trader.symbol} ${Number(price)}`;
           if (key !== lastPnl) {
             lastPnl = key;
-            note(pnlArrivals, key, at);
+            noteArrival(pnlArrivals, key, at);
           }
         } else if (measuring && text.startsWith('{"type":"price_update"')) {
           const symbol = numberAfter(text, '"symbol":"')?.replace('"', '');
-          note(priceArrivals, `${symbol} ${Number(numberAfter(text, '"bid":'))}`, at);
+          noteArrival(priceArrivals, `${symbol} ${Number(numberAfter(text, '"bid":'))}`, at);
         } else if (!subscribed) {
           if (text.includes('"auth_required"'))
             ws.send(JSON.stringify({ type: 'authenticate', token: trader.authorization.slice(7) }));
@@ -298,40 +222,16 @@ function runClientProcess() {
     });
   }
 
-  process.on('message', async (command) => {
-    if (command.type === 'open') {
-      await pool(command.items, 50, (t) => open(t, command.wsUrl));
-      process.send({ opened: sockets.length });
-    } else if (command.type === 'measure') {
-      measuring = true;
-      loopDelay.enable();
-      process.send({});
-    } else if (command.type === 'pause') {
-      measuring = false;
-      loopDelay.disable();
-      process.send({});
-    } else if (command.type === 'results') {
-      const sentAt = new Map(command.sentAt);
-      const latencies = (arrivals) => {
-        const hist = histogram();
-        for (const [key, times] of arrivals) {
-          const sent = sentAt.get(key);
-          if (sent === undefined) continue;
-          for (const at of times) addSample(hist, at - sent);
-        }
-        return [...hist];
-      };
-      for (const ws of sockets) ws.closing = true;
-      process.send({
-        pnl: latencies(pnlArrivals),
-        price: latencies(priceArrivals),
-        closed,
-        loopP99: Number((loopDelay.percentile(99) / 1e6).toFixed(1)),
-      });
-    }
-  });
-  process.on('SIGTERM', () => {
-    for (const ws of sockets) ws.terminate();
-    process.exit(0);
+  answerCommands({
+    sockets,
+    open: (items, wsUrl) => pool(items, 50, (t) => open(t, wsUrl)),
+    setMeasuring: (on) => {
+      measuring = on;
+    },
+    results: (sentAt) => ({
+      pnl: arrivalLatencies(pnlArrivals, sentAt),
+      price: arrivalLatencies(priceArrivals, sentAt),
+      closed,
+    }),
   });
 }
