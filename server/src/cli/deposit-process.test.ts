@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openDatabase } from '../db/database.js';
@@ -10,7 +9,7 @@ import {
   childServerEnv,
   insertChildTraders,
   killChildServer,
-  ROOT,
+  runNode,
   startChildServer,
   TRADER_JS,
 } from '../test/child-server.js';
@@ -19,29 +18,6 @@ import { freshDatabase, testConfig } from '../test/helpers.js';
 const JWT_SECRET = 'deposit-test-secret-deposit-test-secret-012345';
 
 type Message = Record<string, unknown> & { type: string };
-
-/** Runs `node server/dist/cli/trader.js …` with the server's environment. */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TRADER_JS, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`trader.js ${args.join(' ')} did not finish: ${stdout}${stderr}`));
-    }, 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * The real processes (docs/operations.md#deposits): a running server with a trader's socket open,
@@ -101,7 +77,7 @@ describe('a deposit by the CLI process reaches a running server', () => {
       const figures = (m: Message) => m.data as { balance: number; free_margin: number };
       expect(figures(await waitFor('account_update')).balance).toBe(2500);
 
-      const res = await runCli(['deposit', '--email', email, '--amount', '750.25', '--note', 'wire ref 7'], env);
+      const res = await runNode(TRADER_JS, ['deposit', '--email', email, '--amount', '750.25', '--note', 'wire ref 7'], env);
       expect(res).toMatchObject({ code: 0, stderr: '' });
       expect(res.stdout).toContain('Deposited 750.25 USD');
 

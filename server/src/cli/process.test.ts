@@ -1,6 +1,3 @@
-// The real processes: `node server/dist/main.js` (start-up errors, graceful shutdown) and
-// `node server/dist/cli/trader.js`, built from the current sources first.
-import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,38 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { DEMO_EMAIL, DEMO_PASSWORD } from '../demo/seed.js';
-import { buildServer, MAIN_JS, pgUrlIn, ROOT, startChildServer, TRADER_JS } from '../test/child-server.js';
+import { buildServer, MAIN_JS, pgUrlIn, runNode, startChildServer, TRADER_JS } from '../test/child-server.js';
 import { freshDatabase, testDbKind } from '../test/helpers.js';
-
-interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs = 20_000, stdin = ''): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env });
-    child.stdin.end(stdin);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${path.basename(script)} ${args.join(' ')} did not finish in ${timeoutMs} ms: ${stdout}${stderr}`));
-    }, timeoutMs);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 

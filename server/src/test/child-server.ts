@@ -185,3 +185,41 @@ export function postMarketOrder(url: string, trader: ChildTrader, idempotencyKey
     signal: AbortSignal.timeout(10_000),
   });
 }
+
+/** How a child process ended, with everything it printed. */
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <script> …args` from the repository root, with `stdin` piped in; rejects if it outlives `timeoutMs`. */
+export function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  stdin = '',
+): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env });
+    child.stdin.end(stdin);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${path.basename(script)} ${args.join(' ')} did not finish in ${timeoutMs} ms: ${stdout}${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
