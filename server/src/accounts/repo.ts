@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { DbKind } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
+import { dbKindOf, prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { lockForUpdate } from '../db/transaction.js';
 import type { LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
@@ -144,6 +144,35 @@ const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>('accounts.le
 );
 
 /**
+ * On PostgreSQL, the balance change and its ledger row in one statement (one round trip
+ * instead of two on the order path: docs/order-engine.md#round-trips): the update's new balance
+ * is the row's `balance_after_minor`. SQLite has no data-modifying CTE, so it runs the two.
+ */
+const balanceChangeWithEntry = prepare<
+  Omit<Insertable<LedgerEntriesTable>, 'balance_after_minor'>,
+  { balance_after_minor: number }
+>('accounts.balanceChangeWithEntry', (q, value) =>
+  q
+    .with('changed', (db) =>
+      db
+        .updateTable('trading_accounts')
+        .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amount_minor')), updated_at: value('created_at') }))
+        .where('id', '=', value('account_id'))
+        .returning('balance_minor'),
+    )
+    .insertInto('ledger_entries')
+    .values((eb) => ({
+      account_id: value('account_id'),
+      kind: value('kind'),
+      amount_minor: value('amount_minor'),
+      balance_after_minor: eb.selectFrom('changed').select('balance_minor'),
+      reference: value('reference'),
+      created_at: value('created_at'),
+    }))
+    .returning('balance_after_minor'),
+);
+
+/**
  * The only way a balance changes: one ledger row and the matching balance update, in the
  * caller's write transaction, so balance = Σ ledger always holds.
  * Returns the new balance in cents.
@@ -161,6 +190,17 @@ export async function postLedgerEntry(
   },
 ): Promise<number> {
   if (!Number.isSafeInteger(entry.amountMinor)) throw new Error(`Ledger amount must be integer cents, got ${entry.amountMinor}`);
+  if (entry.note === undefined && dbKindOf(trx) === 'postgres') {
+    // The account is locked by the caller, so it exists: an empty `changed` would fail the NOT NULL.
+    const [posted] = await balanceChangeWithEntry.execute(trx, {
+      account_id: entry.accountId,
+      kind: entry.kind,
+      amount_minor: entry.amountMinor,
+      reference: entry.reference,
+      created_at: entry.now,
+    });
+    return Number(posted!.balance_after_minor);
+  }
   const [updated] = await balanceChange.execute(trx, {
     accountId: entry.accountId,
     amountMinor: entry.amountMinor,

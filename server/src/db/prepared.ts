@@ -31,9 +31,14 @@ export const preparedQueries: readonly NamedPreparedQuery[] = registry;
 
 type Build<P, R> = (q: Kysely<Database>, value: <K extends keyof P & string>(name: K) => P[K], kind: DbKind) => Compilable<R>;
 
+/** Which database `q` (the database, a connection or a transaction) runs on. */
+export function dbKindOf(q: Kysely<Database>): DbKind {
+  return q.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
 /** Compiles `build` for `q`'s database with each value's place marked by its name. */
 function compileWithSlots<P, R>(build: Build<P, R>, q: Kysely<Database>) {
-  const kind: DbKind = q.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+  const kind = dbKindOf(q);
   const query = build(q, (name) => new Slot(name) as never, kind).compile();
   const slots = query.parameters.map((p) => (p instanceof Slot ? p.name : { constant: p }));
   return { query, slots };

@@ -258,10 +258,12 @@ export async function execute(
     takeProfit: protection.take_profit_e10 === null ? null : priceFromE10(protection.take_profit_e10).toString(),
     trailingStopPips: protection.trailing_stop_pips,
   };
-  let position: PositionState;
+  // The position as the fill leaves it, and how it is written (its id, when new, comes from the write).
+  let positionWrite: repo.FillPositionWrite;
+  let positionAfter: (id: number) => PositionState;
   if (existing && oldState) {
     const protectionVersion = Number(existing.protection_version) + (fillChangesProtection(fill.kind, carried) ? 1 : 0);
-    position = {
+    const updated: PositionState = {
       ...oldState,
       quantityCentilots,
       averageEntryPrice: fill.averageEntryPrice.toString(),
@@ -272,31 +274,39 @@ export async function execute(
       ...protectionState,
       protectionVersion,
     };
-    await repo.updatePosition(trx, position.id, {
-      quantity_centilots: quantityCentilots,
-      average_entry_price_e10: priceToE10(fill.averageEntryPrice),
-      realized_pnl_minor: position.realizedPnlMinor,
-      status: position.status,
-      updated_at: now,
-      closed_at: position.closedAt,
-      ...protection,
-      protection_version: protectionVersion,
-    });
+    positionWrite = {
+      kind: 'update',
+      id: updated.id,
+      changes: {
+        quantity_centilots: quantityCentilots,
+        average_entry_price_e10: priceToE10(fill.averageEntryPrice),
+        realized_pnl_minor: updated.realizedPnlMinor,
+        status: updated.status,
+        updated_at: now,
+        closed_at: updated.closedAt,
+        ...protection,
+        protection_version: protectionVersion,
+      },
+    };
+    positionAfter = () => updated;
   } else {
-    const id = await repo.insertPosition(trx, {
-      account_id: Number(account.id),
-      pair_id: pair.id,
-      symbol: pair.symbol,
-      quantity_centilots: quantityCentilots,
-      average_entry_price_e10: priceToE10(fill.averageEntryPrice),
-      realized_pnl_minor: 0,
-      status: 'OPEN',
-      created_at: now,
-      updated_at: now,
-      closed_at: null,
-      ...protection,
-    });
-    position = {
+    positionWrite = {
+      kind: 'insert',
+      row: {
+        account_id: Number(account.id),
+        pair_id: pair.id,
+        symbol: pair.symbol,
+        quantity_centilots: quantityCentilots,
+        average_entry_price_e10: priceToE10(fill.averageEntryPrice),
+        realized_pnl_minor: 0,
+        status: 'OPEN',
+        created_at: now,
+        updated_at: now,
+        closed_at: null,
+        ...protection,
+      },
+    };
+    positionAfter = (id) => ({
       id: toPositionId(id),
       accountId: toAccountId(account.id),
       pairId: pair.id,
@@ -310,11 +320,24 @@ export async function execute(
       closedAt: null,
       ...protectionState,
       protectionVersion: 0,
-    };
+    });
   }
 
+  const trade = {
+    account_id: Number(account.id),
+    pair_id: pair.id,
+    symbol: pair.symbol,
+    side: req.side,
+    quantity_centilots: req.quantityCentilots,
+    price_e10: priceToE10(price),
+    realized_pnl_minor: realizedMinor,
+    executed_at: now,
+  };
+  let position: PositionState;
   let order: OrderRow & { id: OrderId };
+  let tradeId: TradeId;
   if (pending) {
+    position = positionAfter(await repo.writePosition(trx, positionWrite));
     const settlement = {
       status: transition(pending.status, 'FILL'),
       filled_quantity_centilots: req.quantityCentilots,
@@ -325,6 +348,7 @@ export async function execute(
     };
     if (!(await repo.settlePendingOrder(trx, pending.id, settlement))) throw new StaleOrder(pending.id);
     order = { ...pending, ...settlement, id: toOrderId(pending.id) };
+    tradeId = toTradeId(await repo.insertTrade(trx, { ...trade, order_id: order.id, position_id: position.id }));
   } else {
     const orderRow = {
       ...baseOrder,
@@ -332,25 +356,13 @@ export async function execute(
       average_fill_price_e10: priceToE10(price),
       status: transition(INITIAL_ORDER_STATUS, 'FILL'),
       rejection_reason: null,
-      position_id: position.id as number,
     };
-    order = { id: toOrderId(await repo.insertOrder(trx, orderRow)), ...orderRow };
+    // On PostgreSQL one statement (repo.ts, writeFill).
+    const ids = await repo.writeFill(trx, positionWrite, orderRow, trade);
+    position = positionAfter(ids.positionId);
+    order = { id: toOrderId(ids.orderId), ...orderRow, position_id: ids.positionId };
+    tradeId = toTradeId(ids.tradeId);
   }
-  const id = order.id;
-  const tradeId = toTradeId(
-    await repo.insertTrade(trx, {
-      account_id: Number(account.id),
-      order_id: id,
-      position_id: position.id,
-      pair_id: pair.id,
-      symbol: pair.symbol,
-      side: req.side,
-      quantity_centilots: req.quantityCentilots,
-      price_e10: priceToE10(price),
-      realized_pnl_minor: realizedMinor,
-      executed_at: now,
-    }),
-  );
   const balanceAfter =
     realizedMinor === 0
       ? balanceMinor

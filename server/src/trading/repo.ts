@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { prepare } from '../db/prepared.js';
+import { dbKindOf, prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { priceFromE10 } from './math.js';
 import type { StoredOrderStatus } from './order-status.js';
@@ -100,7 +100,7 @@ function preparedInsert<T extends 'positions' | 'orders' | 'trades' | 'idempoten
   );
 }
 
-const positionInsert = preparedInsert('trading.insertPosition', 'positions', [
+const POSITION_COLUMNS = [
   'account_id',
   'pair_id',
   'symbol',
@@ -114,9 +114,11 @@ const positionInsert = preparedInsert('trading.insertPosition', 'positions', [
   'stop_loss_e10',
   'take_profit_e10',
   'trailing_stop_pips',
-]);
+] as const;
 
-const orderInsert = preparedInsert('trading.insertOrder', 'orders', [
+const positionInsert = preparedInsert('trading.insertPosition', 'positions', POSITION_COLUMNS);
+
+const ORDER_COLUMNS = [
   'account_id',
   'pair_id',
   'symbol',
@@ -141,9 +143,11 @@ const orderInsert = preparedInsert('trading.insertOrder', 'orders', [
   'stop_loss_e10',
   'take_profit_e10',
   'trailing_stop_pips',
-]);
+] as const;
 
-const tradeInsert = preparedInsert('trading.insertTrade', 'trades', [
+const orderInsert = preparedInsert('trading.insertOrder', 'orders', ORDER_COLUMNS);
+
+const TRADE_COLUMNS = [
   'account_id',
   'order_id',
   'position_id',
@@ -154,7 +158,9 @@ const tradeInsert = preparedInsert('trading.insertTrade', 'trades', [
   'price_e10',
   'realized_pnl_minor',
   'executed_at',
-]);
+] as const;
+
+const tradeInsert = preparedInsert('trading.insertTrade', 'trades', TRADE_COLUMNS);
 
 const idempotencyKeyInsert = preparedInsert('trading.insertIdempotencyKey', 'idempotency_keys', [
   'user_id',
@@ -180,21 +186,23 @@ export type PositionChanges = Pick<
   | 'protection_version'
 >;
 
+const POSITION_CHANGE_COLUMNS = [
+  'quantity_centilots',
+  'average_entry_price_e10',
+  'realized_pnl_minor',
+  'status',
+  'updated_at',
+  'closed_at',
+  'stop_loss_e10',
+  'take_profit_e10',
+  'trailing_stop_pips',
+  'protection_version',
+] as const satisfies ReadonlyArray<keyof PositionChanges>;
+
 const positionUpdate = prepare<PositionChanges & { id: number }, never>('trading.updatePosition', (q, value) =>
   q
     .updateTable('positions')
-    .set({
-      quantity_centilots: value('quantity_centilots'),
-      average_entry_price_e10: value('average_entry_price_e10'),
-      realized_pnl_minor: value('realized_pnl_minor'),
-      status: value('status'),
-      updated_at: value('updated_at'),
-      closed_at: value('closed_at'),
-      stop_loss_e10: value('stop_loss_e10'),
-      take_profit_e10: value('take_profit_e10'),
-      trailing_stop_pips: value('trailing_stop_pips'),
-      protection_version: value('protection_version'),
-    })
+    .set(Object.fromEntries(POSITION_CHANGE_COLUMNS.map((c) => [c, value(c)])))
     .where('id', '=', value('id')),
 );
 
@@ -212,6 +220,106 @@ export async function insertOrder(trx: Q, row: NewOrderRow): Promise<number> {
 
 export async function insertTrade(trx: Q, row: Insertable<TradesTable>): Promise<number> {
   return Number((await tradeInsert.execute(trx, row))[0]!.id);
+}
+
+/** How a fill writes its position: a new one, or the changes to the one it fills into. */
+export type FillPositionWrite =
+  | { kind: 'insert'; row: Insertable<PositionsTable> }
+  | { kind: 'update'; id: number; changes: PositionChanges };
+
+/** Writes the fill's position: its id. */
+export async function writePosition(trx: Q, write: FillPositionWrite): Promise<number> {
+  if (write.kind === 'insert') return insertPosition(trx, write.row);
+  await updatePosition(trx, write.id, write.changes);
+  return write.id;
+}
+
+/** A filled MARKET order, but for its position's id (its fill writes the position in the same statement). */
+export type NewFillOrder = Omit<NewOrderRow, 'position_id'>;
+/** A fill's trade, but for its order's and position's ids. */
+export type NewFillTrade = Omit<Insertable<TradesTable>, 'order_id' | 'position_id'>;
+
+type FillOrderColumn = Exclude<(typeof ORDER_COLUMNS)[number], 'position_id'>;
+type FillTradeColumn = Exclude<(typeof TRADE_COLUMNS)[number], 'order_id' | 'position_id'>;
+type TradeValues = { [C in FillTradeColumn as `trade_${C}`]: NewFillTrade[C] };
+type PositionValues<W> = W extends { kind: 'insert' }
+  ? { [C in (typeof POSITION_COLUMNS)[number] as `position_${C}`]: Insertable<PositionsTable>[C] }
+  : { [C in keyof PositionChanges as `position_${C}`]: PositionChanges[C] } & { position_id: number };
+type FillValues<K extends FillPositionWrite['kind']> = NewFillOrder & TradeValues & PositionValues<{ kind: K }>;
+
+const FILL_ORDER_COLUMNS = ORDER_COLUMNS.filter((c): c is FillOrderColumn => c !== 'position_id');
+const FILL_TRADE_COLUMNS = TRADE_COLUMNS.filter((c): c is FillTradeColumn => c !== 'order_id' && c !== 'position_id');
+
+/**
+ * On PostgreSQL, a MARKET order's fill in one statement (one round trip instead of three on the
+ * order path: docs/order-engine.md#round-trips): the position written (`fill_position`, inserted
+ * or updated), the FILLED order and its trade, both pointing at that position. Each table's
+ * values are named with a prefix (`position_…`, `trade_…`) beside the order's own. SQLite has no
+ * data-modifying CTE and runs the three statements.
+ */
+function preparedFill<K extends FillPositionWrite['kind']>(kind: K) {
+  return prepare<FillValues<K>, { id: number; order_id: number; position_id: number }>(
+    kind === 'insert' ? 'trading.fillNewPosition' : 'trading.fillPosition',
+    (q, value) => {
+      const v = (name: string) => value(name as keyof FillValues<K> & string) as never;
+      /** The columns' values under their names with `prefix`. */
+      const row = <T>(columns: readonly string[], prefix = '') =>
+        Object.fromEntries(columns.map((c) => [c, v(`${prefix}${c}`)])) as unknown as T;
+      const withPosition = q.with('fill_position', (db) =>
+        kind === 'insert'
+          ? db.insertInto('positions').values(row<Insertable<PositionsTable>>(POSITION_COLUMNS, 'position_')).returning('id')
+          : db
+              .updateTable('positions')
+              .set(row<PositionChanges>(POSITION_CHANGE_COLUMNS, 'position_'))
+              .where('id', '=', v('position_id'))
+              .returning('id'),
+      );
+      return withPosition
+        .with('fill_order', (db) =>
+          db
+            .insertInto('orders')
+            .values((eb) => ({
+              ...row<NewFillOrder>(FILL_ORDER_COLUMNS),
+              position_id: eb.selectFrom('fill_position').select('id'),
+            }))
+            .returning('id'),
+        )
+        .insertInto('trades')
+        .values((eb) => ({
+          ...row<NewFillTrade>(FILL_TRADE_COLUMNS, 'trade_'),
+          position_id: eb.selectFrom('fill_position').select('id'),
+          order_id: eb.selectFrom('fill_order').select('id'),
+        }))
+        .returning(['id', 'order_id', 'position_id']);
+    },
+  );
+}
+
+const fillNewPosition = preparedFill('insert');
+const fillPosition = preparedFill('update');
+
+/** A MARKET order's fill: its position written, the FILLED order and its trade; their ids. */
+export async function writeFill(
+  trx: Q,
+  position: FillPositionWrite,
+  order: NewFillOrder,
+  trade: NewFillTrade,
+): Promise<{ positionId: number; orderId: number; tradeId: number }> {
+  if (dbKindOf(trx) === 'postgres') {
+    const values: Record<string, unknown> = { ...order };
+    for (const c of FILL_TRADE_COLUMNS) values[`trade_${c}`] = trade[c];
+    const fields: Record<string, unknown> = position.kind === 'insert' ? position.row : position.changes;
+    for (const [c, x] of Object.entries(fields)) values[`position_${c}`] = x;
+    const [row] =
+      position.kind === 'insert'
+        ? await fillNewPosition.execute(trx, values as FillValues<'insert'>)
+        : await fillPosition.execute(trx, { ...values, position_id: position.id } as FillValues<'update'>);
+    return { positionId: Number(row!.position_id), orderId: Number(row!.order_id), tradeId: Number(row!.id) };
+  }
+  const positionId = await writePosition(trx, position);
+  const orderId = await insertOrder(trx, { ...order, position_id: positionId });
+  const tradeId = await insertTrade(trx, { ...trade, order_id: orderId, position_id: positionId });
+  return { positionId, orderId, tradeId };
 }
 
 // ------------------------------------------------------------------ pending orders and protection (docs/orders.md)

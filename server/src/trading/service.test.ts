@@ -1,10 +1,11 @@
 import { Dec } from '@pipdesk/contract';
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
 import type { Pair } from '../market/index.js';
 import { MemoryBus } from '../realtime/bus.js';
 import { FakeMarket, insertTrader, seededPairs } from '../test/factories.js';
-import { startTestApp, type TestApp } from '../test/helpers.js';
+import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import { auditAccount } from './audit.js';
 import { Pricing, valueAccount } from './math.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
@@ -203,6 +204,42 @@ describe('placing market orders', () => {
       expect(again.position.id).not.toBe(first.position.id);
       await expectClean(a.accountId!);
     });
+  });
+
+  it('fills an order in 7 statements on PostgreSQL (the fill, the ledger and the statistics one each) and 10 on SQLite', async () => {
+    // docs/order-engine.md#round-trips: every statement the database answers, counted.
+    let statements = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements += 1;
+        return args.result;
+      },
+    };
+    const counted = createTradingService(
+      { ...t.ctx, bus, db: { ...t.ctx.db, kysely: t.ctx.db.kysely.withPlugin(counter) } },
+      market,
+    );
+    const a = await insertTrader(t.ctx, { balanceMinor: 10_000_000 });
+    market.set('TSTUSD', 50, 50);
+    // The first fill also starts the account's period.
+    await counted.placeMarketOrder(a.userId, { symbol: 'TSTUSD', side: 'BUY', quantity: 100 });
+    const before = await ordersOf(a.accountId!);
+    statements = 0;
+    // BEGIN, the account lock, the open positions, the fill, the period, its update with the point, COMMIT.
+    await counted.placeMarketOrder(a.userId, { symbol: 'TSTUSD', side: 'BUY', quantity: 10 });
+    expect(statements).toBe(testDbKind === 'postgres' ? 7 : 10);
+    market.set('TSTUSD', 55, 55);
+    statements = 0;
+    // A reducing fill realizes P&L: the ledger, and the pair's statistics and the journal (three).
+    const reduce = await counted.placeMarketOrder(a.userId, { symbol: 'TSTUSD', side: 'SELL', quantity: 10 });
+    expect(statements).toBe(testDbKind === 'postgres' ? 11 : 15);
+    expect(reduce.position).toMatchObject({ quantity: 100, realized_pnl: 50 });
+    expect(await balanceOf(a.accountId!)).toBe(10_000_000 + 5_000);
+    const after = await ordersOf(a.accountId!);
+    expect(after).toHaveLength(before.length + 2);
+    expect(after.every((o) => o.position_id === before[0]!.position_id)).toBe(true);
+    await expectClean(a.accountId!);
   });
 
   it('answers 400 for invalid orders and stores nothing', async () => {

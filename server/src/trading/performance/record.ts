@@ -1,7 +1,6 @@
 import { Dec, EMPTY_PAIR_TALLY, tallyClosedTrade, tallyEquityPoint, tallyPairTrade } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { insertPoint } from '../equity-curve/repo.js';
 import { insertEntry } from '../journal/repo.js';
 import type { FillKind } from '../math.js';
 import { ensurePeriod, type PeriodAccount } from './period.js';
@@ -49,13 +48,11 @@ export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Pro
     });
   }
   const equityMinor = fill.equity.toScaledNumber(2);
-  await insertPoint(trx, {
+  const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
+  await repo.updatePeriodWithPoint(trx, periodId, tally, drawdown, {
     account_id: fill.account.id,
-    period_id: periodId,
     time: fill.executedAt,
     equity_minor: equityMinor,
     balance_minor: fill.balanceMinor,
   });
-  const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
-  await repo.updatePeriod(trx, periodId, tally, drawdown);
 }

@@ -1,7 +1,8 @@
 import { Dec, type DrawdownTally, type PairTally, type PerformanceTally } from '@pipdesk/contract';
 import type { Kysely, Selectable } from 'kysely';
-import { prepare } from '../../db/prepared.js';
+import { dbKindOf, prepare } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
+import { insertPoint, type NewEquityPoint } from '../equity-curve/repo.js';
 import type { PerformancePairStatsTable, PerformancePeriodsTable } from './tables.js';
 
 type Q = Kysely<Database>;
@@ -111,16 +112,60 @@ const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod',
     .where('id', '=', value('id')),
 );
 
-/** Writes the period's statistics and drawdown after a fill. */
-export async function updatePeriod(trx: Q, periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): Promise<void> {
+type FillPoint = Omit<NewEquityPoint, 'period_id'>;
+
+/**
+ * On PostgreSQL, a fill's equity point and its period's update in one statement (one round trip
+ * on the order path: docs/order-engine.md#round-trips). SQLite has no data-modifying CTE.
+ */
+const updatePeriodWithPointRow = prepare<PeriodUpdate & FillPoint, never>('performance.updatePeriodWithPoint', (q, value) =>
+  q
+    .with('point', (db) =>
+      db
+        .insertInto('equity_points')
+        .values({
+          account_id: value('account_id'),
+          period_id: value('id'),
+          time: value('time'),
+          equity_minor: value('equity_minor'),
+          balance_minor: value('balance_minor'),
+        })
+        .returning('id'),
+    )
+    .updateTable('performance_periods')
+    .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
+    .where('id', '=', value('id')),
+);
+
+function periodUpdate(periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): PeriodUpdate {
   // A null (no win yet, no peak yet) is a value here, not a missing one.
-  const row: PeriodUpdate = {
+  return {
     id: periodId,
     ...tallyColumns(tally),
     peak_equity_minor: drawdown.peak === null ? null : toCents(drawdown.peak),
     max_drawdown_pct: drawdown.maxDrawdownPct.toString(),
   };
-  await updatePeriodRow.execute(trx, row);
+}
+
+/** Writes the period's statistics and drawdown after a fill. */
+export async function updatePeriod(trx: Q, periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): Promise<void> {
+  await updatePeriodRow.execute(trx, periodUpdate(periodId, tally, drawdown));
+}
+
+/** A fill's equity point in the period, and the period's statistics and drawdown after it. */
+export async function updatePeriodWithPoint(
+  trx: Q,
+  periodId: number,
+  tally: PerformanceTally,
+  drawdown: DrawdownTally,
+  point: FillPoint,
+): Promise<void> {
+  if (dbKindOf(trx) === 'postgres') {
+    await updatePeriodWithPointRow.execute(trx, { ...periodUpdate(periodId, tally, drawdown), ...point });
+    return;
+  }
+  await insertPoint(trx, { ...point, period_id: periodId });
+  await updatePeriod(trx, periodId, tally, drawdown);
 }
 
 export async function updateDrawdown(trx: Q, periodId: number, drawdown: DrawdownTally): Promise<void> {
