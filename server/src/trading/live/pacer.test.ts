@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Paced, Pacer, type Pacing } from './pacer.js';
+import { type Paced, Pacer, type Pacing, realPacing } from './pacer.js';
 
 /** A hand-driven pacing: time moves only when the test says so, and due timers fire in order. */
 class ManualPacing implements Pacing {
@@ -110,5 +110,36 @@ describe('Pacer', () => {
     pacer.stop();
     pacing.advance(1000);
     expect(flushes).toBe(0);
+  });
+
+  it('on real time, runs pacers due at once in one turn, even when a millisecond passes between their requests', async () => {
+    // A tick requests the P&L pacer, then the price pacer; their frames share one write only if
+    // both flush before the turn's socket writes. On 1 ms timers, the later request's timer is
+    // stamped a millisecond later and fired a turn later: the immediate queued by the first
+    // flush then runs before the second.
+    const flushed: string[] = [];
+    let turnEnded = false;
+    const first = new Pacer<Item>(
+      500,
+      () => {
+        flushed.push('first');
+        setImmediate(() => {
+          turnEnded = true;
+        });
+      },
+      realPacing,
+    );
+    const second = new Pacer<Item>(250, () => flushed.push(turnEnded ? 'second, a turn later' : 'second'), realPacing);
+    // Requested from an immediate, so the turn ends right after the second request, as a tick's does.
+    setImmediate(() => {
+      first.request(item('a'));
+      const from = performance.now();
+      while (performance.now() - from < 2) {
+        // Busy: the second request is made past a millisecond's edge.
+      }
+      second.request(item('b'));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(flushed).toEqual(['first', 'second']);
   });
 });

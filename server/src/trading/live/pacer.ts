@@ -10,10 +10,22 @@ export interface Pacing {
   clearTimeout(handle: unknown): void;
 }
 
+/** A real timer, or an immediate for what is due now. */
+type RealHandle = { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout };
+
 export const realPacing: Pacing = {
   now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  // What is due now runs on this turn's immediates rather than a 1 ms timer. Node stamps each
+  // timer with the clock read when it is set, so two pacers set by one tick on either side of a
+  // millisecond's edge fired in two turns, and a socket got its P&L and its prices in two
+  // writes. Immediates queued by one tick all run in the same turn, and their frames leave
+  // together in the next (docs/ARCHITECTURE.md#sockets).
+  setTimeout: (fn, ms): RealHandle => (ms <= 0 ? { immediate: setImmediate(fn) } : { timeout: setTimeout(fn, ms) }),
+  clearTimeout: (handle) => {
+    const h = handle as RealHandle;
+    if ('immediate' in h) clearImmediate(h.immediate);
+    else clearTimeout(h.timeout);
+  },
 };
 
 /** Something the pacer flushes: it remembers when it was last sent and whether it waits. */
