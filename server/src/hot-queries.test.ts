@@ -12,6 +12,7 @@ import type { Database } from './db/schema.js';
 import './trading/repo.js';
 import './trading/equity-curve/repo.js';
 import './trading/journal/repo.js';
+import './trading/order-reads.js';
 import './trading/performance/repo.js';
 
 /**
@@ -48,10 +49,11 @@ describe('hot queries', () => {
     await expect(snapshot(postgres)).toMatchFileSnapshot('./__snapshots__/hot-queries.postgres.sql');
   });
 
-  it('are all named, so none escapes the snapshot', () => {
+  it('are all named and all imported here, so none escapes the snapshot', () => {
     // Every `prepare(` call outside the tests and db/ must pass a name before its build function.
     const root = import.meta.dirname;
     const unnamed: string[] = [];
+    const named: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const file = path.join(dir, entry.name);
@@ -60,6 +62,8 @@ describe('hot queries', () => {
         } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
           for (const call of prepareCalls(readFileSync(file, 'utf8'))) {
             if (call.startsWith('(')) unnamed.push(`${path.relative(root, file)}: prepare${call.slice(0, 40)}`);
+            const name = /^'([^']+)'/.exec(call)?.[1];
+            if (name) named.push(name);
           }
         }
       }
@@ -67,6 +71,9 @@ describe('hot queries', () => {
     walk(root);
     expect(unnamed).toEqual([]);
     expect(preparedQueries.length).toBeGreaterThan(0);
+    // A file with hot queries that this test does not import would leave them out of the snapshots.
+    const registered = new Set(preparedQueries.map((q) => q.name));
+    expect(named.filter((name) => !registered.has(name))).toEqual([]);
   });
 });
 

@@ -94,6 +94,10 @@ select * from "positions" where "account_id" = ? and "status" = 'OPEN';
 -- parameters: id
 select * from "orders" where "id" = ?;
 
+-- trading.orderReads
+-- parameters: accountId, userId, key, accountId, accountId, symbol
+select 'position' as "kind", to_jsonb("p") as "row" from "positions" as "p" where "p"."account_id" = ? and "p"."status" = 'OPEN' union all select 'key' as "kind", to_jsonb("k") as "row" from "idempotency_keys" as "k" where "k"."user_id" = ? and "k"."idempotency_key" = ? union all select 'period' as "kind", to_jsonb("r") as "row" from "performance_periods" as "r" where "r"."account_id" = ? and "r"."ended_at" is null union all select 'pair_stats' as "kind", to_jsonb("s") as "row" from "performance_pair_stats" as "s" inner join "performance_periods" as "sr" on "sr"."id" = "s"."period_id" where "sr"."account_id" = ? and "sr"."ended_at" is null and "s"."symbol" = ?;
+
 -- trading.pendingOrdersOfAccount
 -- parameters: accountId
 select * from "orders" where "account_id" = ? and "status" = 'PENDING' order by "id";

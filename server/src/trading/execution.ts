@@ -16,7 +16,7 @@ import {
   valueAccount,
 } from './math.js';
 import { INITIAL_ORDER_STATUS, transition } from './order-status.js';
-import { recordFill } from './performance/record.js';
+import { type PrefetchedStatistics, recordFill } from './performance/record.js';
 import type { OrderRow, PositionProtection, PositionRow } from './repo.js';
 import * as repo from './repo.js';
 import {
@@ -109,6 +109,8 @@ export interface ExecutionRequest {
   quote?: ExactQuote;
   /** The protection the order carries for the position it leaves open; default none. */
   protection?: StoredProtection;
+  /** The statistics rows read ahead with the positions (order-reads.ts); read at the fill otherwise. */
+  statistics?: PrefetchedStatistics;
 }
 
 export interface FilledExecution {
@@ -385,6 +387,7 @@ export async function execute(
     executedAt: now,
     balanceMinor: balanceAfter,
     equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing).equity,
+    ...(req.statistics ? { read: req.statistics } : {}),
   });
   return {
     kind: 'filled',

@@ -78,7 +78,11 @@ export interface KeyUse {
  * already used with this request (to replay), nothing for a new key; 422 for another request.
  */
 export async function storedAnswerOf(trx: Kysely<Database>, use: KeyUse): Promise<StoredAnswer | undefined> {
-  const stored = await repo.findIdempotencyKey(trx, use.userId, use.key);
+  return storedAnswerFrom(await repo.findIdempotencyKey(trx, use.userId, use.key), use);
+}
+
+/** The same from the key's row, read already (order-reads.ts). */
+export function storedAnswerFrom(stored: repo.IdempotencyRow | undefined, use: KeyUse): StoredAnswer | undefined {
   if (!stored) return undefined;
   if (stored.request_hash !== use.hash) throw keyReused();
   return { status: stored.response_status, body: JSON.parse(stored.response_body) };

@@ -3,7 +3,8 @@ import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
-import { type KeyUse, replay, requestHash, storedAnswerOf } from '../idempotency.js';
+import { type KeyUse, replay, requestHash, storedAnswerFrom, storedAnswerOf } from '../idempotency.js';
+import { type OrderReads, readForMarketOrder } from '../order-reads.js';
 import type { UserId } from '../types.js';
 
 /** The two halves of a placement that `placeWithKey` runs around the Idempotency-Key. */
@@ -12,7 +13,9 @@ export interface PlacementSteps<Placed, Result> {
    * Inside the write transaction, after the account lock and the key's replay check: stores
    * the order and, when `keyUse` is set, remembers its first answer in the same transaction.
    */
-  place: (trx: Kysely<Database>, account: TradingAccountRow, keyUse: KeyUse | undefined) => Promise<Placed>;
+  place: (trx: Kysely<Database>, account: TradingAccountRow, keyUse: KeyUse | undefined, reads: OrderReads) => Promise<Placed>;
+  /** A market order's pair: its reads after the lock go in one statement on PostgreSQL (order-reads.ts). */
+  marketOrderSymbol?: string;
   /** After the commit, the key still held: publishes, then answers or throws the rejection. */
   answer: (placed: Placed) => Result;
 }
@@ -39,9 +42,22 @@ export async function placeWithKey<Placed, Result>(
       async (trx) => {
         const account = await lockAccountByUser(trx, userId);
         if (!account) throw errors.noTradingAccount();
-        const stored = keyUse && (await storedAnswerOf(trx, keyUse));
+        let reads: OrderReads;
+        let stored: Awaited<ReturnType<typeof storedAnswerOf>>;
+        if (steps.marketOrderSymbol === undefined) {
+          reads = { key: undefined };
+          stored = keyUse && (await storedAnswerOf(trx, keyUse));
+        } else {
+          reads = await readForMarketOrder(trx, {
+            accountId: Number(account.id),
+            userId,
+            key: keyUse?.key,
+            symbol: steps.marketOrderSymbol,
+          });
+          stored = keyUse && storedAnswerFrom(reads.key, keyUse);
+        }
         if (stored) return { kind: 'replay' as const, answer: stored };
-        return { kind: 'placed' as const, placed: await steps.place(trx, account, keyUse) };
+        return { kind: 'placed' as const, placed: await steps.place(trx, account, keyUse, reads) };
       },
       // It locks this user's account first and no other: it may share a transaction (write-batcher.ts).
       { user: userId },

@@ -71,9 +71,10 @@ export async function placeMarketOrder(
       ...(protected_ ? protectionFingerprint(protection) : {}),
     }),
     {
-      place: async (trx, account, keyUse) => {
+      marketOrderSymbol: pair.symbol,
+      place: async (trx, account, keyUse, reads) => {
         if (protected_) checkMarketProtection(deps, pair.symbol, input.side, protection);
-        const positions = await repo.openPositions(trx, Number(account.id));
+        const positions = reads.positions ?? (await repo.openPositions(trx, Number(account.id)));
         const execution = await execute(deps, trx, {
           account,
           pair,
@@ -81,6 +82,7 @@ export async function placeMarketOrder(
           quantityCentilots,
           reason: 'client',
           positions,
+          statistics: { period: reads.period, pairStats: reads.pairStats },
           ...(protected_ ? { protection: storedProtectionOf(protection) } : {}),
         });
         const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;

@@ -18,6 +18,19 @@ export interface RecordedFill {
   balanceMinor: number;
   /** The account's equity right after the fill, at the fill's prices. */
   equity: Dec;
+  /** The rows read ahead in the fill's transaction, after the account lock (see `PrefetchedStatistics`). */
+  read?: PrefetchedStatistics;
+}
+
+/**
+ * The account's current period and the fill's pair statistics, read ahead with the order's other
+ * reads (trading/order-reads.ts). undefined: not read, so read here; null: there is none. The
+ * pair's row is used only with a period read ahead: a period created here replays the trades
+ * before the fill and may write that row itself.
+ */
+export interface PrefetchedStatistics {
+  period?: repo.PeriodRow | null | undefined;
+  pairStats?: repo.PairStatsRow | null | undefined;
 }
 
 /** Reducing, closing or flipping realizes P&L: a closed trade (docs/performance.md#definitions). */
@@ -29,13 +42,15 @@ export const isClosingFill = (kind: FillKind) => kind === 'reduce' || kind === '
  * and moves the max drawdown. All or nothing with the fill.
  */
 export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Promise<void> {
-  const period = await ensurePeriod(trx, fill.account, fill.tradeId);
+  const readPeriod = fill.read?.period;
+  const period = readPeriod ?? (await ensurePeriod(trx, fill.account, fill.tradeId));
   const periodId = Number(period.id);
   let tally = repo.tallyFromRow(period);
   if (isClosingFill(fill.kind)) {
     const pnl = Dec.scaled(fill.realizedMinor, 2);
     tally = tallyClosedTrade(tally, pnl);
-    const pairRow = await repo.pairStatsOf(trx, periodId, fill.symbol);
+    const readPair = readPeriod ? fill.read?.pairStats : undefined;
+    const pairRow = readPair === undefined ? await repo.pairStatsOf(trx, periodId, fill.symbol) : (readPair ?? undefined);
     const pair = tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl);
     await repo.savePairStats(trx, periodId, fill.symbol, pair, pairRow !== undefined);
     await insertEntry(trx, {
