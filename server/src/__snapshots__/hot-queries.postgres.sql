@@ -42,6 +42,10 @@ insert into "performance_pair_stats" ("period_id", "symbol", "trades", "wins", "
 -- parameters: periodId, symbol
 select * from "performance_pair_stats" where "period_id" = $1 and "symbol" = $2;
 
+-- performance.recordClosedTrade
+-- parameters: account_id, id, time, equity_minor, balance_minor, id, pair_symbol, pair_trades, pair_wins, pair_losses, pair_net_pnl_minor, journal_trade_id, id, journal_account_id, journal_symbol, journal_realized_pnl_minor, journal_executed_at, "", null, null, closed_trades, wins, losses, breakevens, gross_profit_minor, gross_loss_minor, largest_win_minor, largest_loss_minor, current_win_streak, current_loss_streak, longest_win_streak, longest_loss_streak, peak_equity_minor, max_drawdown_pct, id
+with "point" as (insert into "equity_points" ("account_id", "period_id", "time", "equity_minor", "balance_minor") values ($1, $2, $3, $4, $5) returning "id"), "pair" as (insert into "performance_pair_stats" ("period_id", "symbol", "trades", "wins", "losses", "net_pnl_minor") values ($6, $7, $8, $9, $10, $11) on conflict ("period_id", "symbol") do update set "trades" = "excluded"."trades", "wins" = "excluded"."wins", "losses" = "excluded"."losses", "net_pnl_minor" = "excluded"."net_pnl_minor" returning "period_id"), "journal" as (insert into "journal_entries" ("trade_id", "period_id", "account_id", "symbol", "realized_pnl_minor", "executed_at", "note", "rating", "updated_at") values ($12, $13, $14, $15, $16, $17, $18, $19, $20) returning "trade_id") update "performance_periods" set "closed_trades" = $21, "wins" = $22, "losses" = $23, "breakevens" = $24, "gross_profit_minor" = $25, "gross_loss_minor" = $26, "largest_win_minor" = $27, "largest_loss_minor" = $28, "current_win_streak" = $29, "current_loss_streak" = $30, "longest_win_streak" = $31, "longest_loss_streak" = $32, "peak_equity_minor" = $33, "max_drawdown_pct" = $34 where "id" = $35;
+
 -- performance.updatePairStats
 -- parameters: trades, wins, losses, net_pnl_minor, period_id, symbol
 update "performance_pair_stats" set "trades" = $1, "wins" = $2, "losses" = $3, "net_pnl_minor" = $4 where "period_id" = $5 and "symbol" = $6;

@@ -1,7 +1,6 @@
 import { Dec, EMPTY_PAIR_TALLY, tallyClosedTrade, tallyEquityPoint, tallyPairTrade } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { insertEntry } from '../journal/repo.js';
 import type { FillKind } from '../math.js';
 import { ensurePeriod, type PeriodAccount } from './period.js';
 import * as repo from './repo.js';
@@ -45,29 +44,37 @@ export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Pro
   const readPeriod = fill.read?.period;
   const period = readPeriod ?? (await ensurePeriod(trx, fill.account, fill.tradeId));
   const periodId = Number(period.id);
-  let tally = repo.tallyFromRow(period);
-  if (isClosingFill(fill.kind)) {
-    const pnl = Dec.scaled(fill.realizedMinor, 2);
-    tally = tallyClosedTrade(tally, pnl);
-    const readPair = readPeriod ? fill.read?.pairStats : undefined;
-    const pairRow = readPair === undefined ? await repo.pairStatsOf(trx, periodId, fill.symbol) : (readPair ?? undefined);
-    const pair = tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl);
-    await repo.savePairStats(trx, periodId, fill.symbol, pair, pairRow !== undefined);
-    await insertEntry(trx, {
-      trade_id: fill.tradeId,
-      period_id: periodId,
-      account_id: fill.account.id,
-      symbol: fill.symbol,
-      realized_pnl_minor: fill.realizedMinor,
-      executed_at: fill.executedAt,
-    });
-  }
   const equityMinor = fill.equity.toScaledNumber(2);
   const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
-  await repo.updatePeriodWithPoint(trx, periodId, tally, drawdown, {
+  const point = {
     account_id: fill.account.id,
     time: fill.executedAt,
     equity_minor: equityMinor,
     balance_minor: fill.balanceMinor,
-  });
+  };
+  if (!isClosingFill(fill.kind)) {
+    await repo.updatePeriodWithPoint(trx, periodId, repo.tallyFromRow(period), drawdown, point);
+    return;
+  }
+  const pnl = Dec.scaled(fill.realizedMinor, 2);
+  const readPair = readPeriod ? fill.read?.pairStats : undefined;
+  const pairRow = readPair === undefined ? await repo.pairStatsOf(trx, periodId, fill.symbol) : (readPair ?? undefined);
+  await repo.recordClosedTrade(
+    trx,
+    periodId,
+    { tally: tallyClosedTrade(repo.tallyFromRow(period), pnl), drawdown },
+    point,
+    {
+      symbol: fill.symbol,
+      tally: tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl),
+      exists: pairRow !== undefined,
+    },
+    {
+      trade_id: fill.tradeId,
+      account_id: fill.account.id,
+      symbol: fill.symbol,
+      realized_pnl_minor: fill.realizedMinor,
+      executed_at: fill.executedAt,
+    },
+  );
 }

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { dbKindOf, prepare } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { insertPoint, type NewEquityPoint } from '../equity-curve/repo.js';
+import { insertEntry, type NewJournalEntry } from '../journal/repo.js';
 import type { PerformancePairStatsTable, PerformancePeriodsTable } from './tables.js';
 
 type Q = Kysely<Database>;
@@ -168,6 +169,100 @@ export async function updatePeriodWithPoint(
   await updatePeriod(trx, periodId, tally, drawdown);
 }
 
+/** A closed trade's journal row, but for its period (the period being updated). */
+type ClosedTradeEntry = Omit<NewJournalEntry, 'period_id'>;
+type ClosedTradeValues = PeriodUpdate &
+  FillPoint & { [C in keyof Omit<PairStatsValues, 'period_id'> as `pair_${C}`]: PairStatsValues[C] } & {
+    [C in keyof ClosedTradeEntry as `journal_${C}`]: ClosedTradeEntry[C];
+  };
+
+/**
+ * On PostgreSQL, all a closed trade writes to the statistics in one statement
+ * (docs/order-engine.md#round-trips): the equity point, the pair's statistics (inserted, or
+ * replaced when the pair has a row already), the journal row and the period's update.
+ */
+const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClosedTrade', (q, value) =>
+  q
+    .with('point', (db) =>
+      db
+        .insertInto('equity_points')
+        .values({
+          account_id: value('account_id'),
+          period_id: value('id'),
+          time: value('time'),
+          equity_minor: value('equity_minor'),
+          balance_minor: value('balance_minor'),
+        })
+        .returning('id'),
+    )
+    .with('pair', (db) =>
+      db
+        .insertInto('performance_pair_stats')
+        .values({
+          period_id: value('id'),
+          symbol: value('pair_symbol'),
+          trades: value('pair_trades'),
+          wins: value('pair_wins'),
+          losses: value('pair_losses'),
+          net_pnl_minor: value('pair_net_pnl_minor'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['period_id', 'symbol']).doUpdateSet((eb) => ({
+            trades: eb.ref('excluded.trades'),
+            wins: eb.ref('excluded.wins'),
+            losses: eb.ref('excluded.losses'),
+            net_pnl_minor: eb.ref('excluded.net_pnl_minor'),
+          })),
+        )
+        .returning('period_id'),
+    )
+    .with('journal', (db) =>
+      db
+        .insertInto('journal_entries')
+        .values({
+          trade_id: value('journal_trade_id'),
+          period_id: value('id'),
+          account_id: value('journal_account_id'),
+          symbol: value('journal_symbol'),
+          realized_pnl_minor: value('journal_realized_pnl_minor'),
+          executed_at: value('journal_executed_at'),
+          note: '',
+          rating: null,
+          updated_at: null,
+        })
+        .returning('trade_id'),
+    )
+    .updateTable('performance_periods')
+    .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
+    .where('id', '=', value('id')),
+);
+
+/**
+ * A fill that closed a trade (docs/performance.md#definitions): its equity point, the pair's
+ * statistics, the journal row, and the period's statistics and drawdown after it.
+ */
+export async function recordClosedTrade(
+  trx: Q,
+  periodId: number,
+  period: { tally: PerformanceTally; drawdown: DrawdownTally },
+  point: FillPoint,
+  pair: { symbol: string; tally: PairTally; exists: boolean },
+  entry: ClosedTradeEntry,
+): Promise<void> {
+  if (dbKindOf(trx) === 'postgres') {
+    const values: Record<string, unknown> = { ...periodUpdate(periodId, period.tally, period.drawdown), ...point };
+    for (const [c, x] of Object.entries(pairStatsValues(periodId, pair.symbol, pair.tally))) {
+      if (c !== 'period_id') values[`pair_${c}`] = x;
+    }
+    for (const [c, x] of Object.entries(entry)) values[`journal_${c}`] = x;
+    await closedTradeRow.execute(trx, values as ClosedTradeValues);
+    return;
+  }
+  await savePairStats(trx, periodId, pair.symbol, pair.tally, pair.exists);
+  await insertEntry(trx, { ...entry, period_id: periodId });
+  await updatePeriodWithPoint(trx, periodId, period.tally, period.drawdown, point);
+}
+
 export async function updateDrawdown(trx: Q, periodId: number, drawdown: DrawdownTally): Promise<void> {
   await trx
     .updateTable('performance_periods')
@@ -223,9 +318,8 @@ const insertPairStats = prepare<PairStatsValues, never>('performance.insertPairS
   }),
 );
 
-/** Inserts or replaces one pair's statistics. */
-export async function savePairStats(trx: Q, periodId: number, symbol: string, tally: PairTally, exists: boolean): Promise<void> {
-  const values = {
+function pairStatsValues(periodId: number, symbol: string, tally: PairTally): PairStatsValues {
+  return {
     period_id: periodId,
     symbol,
     trades: tally.trades,
@@ -233,7 +327,11 @@ export async function savePairStats(trx: Q, periodId: number, symbol: string, ta
     losses: tally.losses,
     net_pnl_minor: toCents(tally.netPnl),
   };
-  await (exists ? updatePairStats : insertPairStats).execute(trx, values);
+}
+
+/** Inserts or replaces one pair's statistics. */
+export async function savePairStats(trx: Q, periodId: number, symbol: string, tally: PairTally, exists: boolean): Promise<void> {
+  await (exists ? updatePairStats : insertPairStats).execute(trx, pairStatsValues(periodId, symbol, tally));
 }
 
 /** Ends a period (a reset; docs/performance.md#the-period): the next one is inserted in the same transaction. */
