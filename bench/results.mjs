@@ -30,9 +30,14 @@ function commit() {
 
 /**
  * Compares `figures` with the previous run of the same benchmark (`name` includes the
- * database, e.g. `orders.postgres`) and records them. Returns the comparison rows.
+ * database, e.g. `orders.postgres`) and records them, with `note` (e.g. the runs behind a
+ * median) when given. Returns the comparison rows.
  */
-export function record(name, figures, { write = parseArgs(process.argv.slice(2))['no-record'] === undefined } = {}) {
+export function record(
+  name,
+  figures,
+  { write = parseArgs(process.argv.slice(2))['no-record'] === undefined, note = undefined } = {},
+) {
   const all = load();
   const previous = all[name]?.figures ?? {};
   const rows = Object.entries(figures).map(([figure, { value, better }]) => {
@@ -50,7 +55,7 @@ export function record(name, figures, { write = parseArgs(process.argv.slice(2))
   console.log(`\n${name}: compared with bench/results.json (${all[name]?.commit ?? 'no previous run'})`);
   console.table(rows);
   if (write) {
-    all[name] = { commit: commit(), at: new Date().toISOString().slice(0, 10), figures };
+    all[name] = { commit: commit(), at: new Date().toISOString().slice(0, 10), ...(note ? { note } : {}), figures };
     const sorted = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(FILE, `${JSON.stringify(sorted, null, 2)}\n`);
   }
