@@ -168,30 +168,17 @@ async function measure() {
         server_cpu_percent: before === undefined ? null : Math.round(((after - before) / SECONDS) * 100),
       };
     };
+    /** An open-loop run at the offered rate (see pacedRun in lib.mjs). */
+    const atRate = (request) =>
+      cpu(() => pacedRun({ url: server.url, rate: RATE, seconds: SECONDS, connections: TRADERS, request }));
     const health = {
       saturated: await cpu(() => run({ url: `${server.url}/api/health/`, connections: TRADERS, duration: SECONDS })),
       // Paced like the orders below, so the two latencies compare.
-      at_rate: await cpu(() =>
-        pacedRun({
-          url: server.url,
-          rate: RATE,
-          seconds: SECONDS,
-          connections: TRADERS,
-          request: () => ({ method: 'GET', path: '/api/health/', headers: {} }),
-        }),
-      ),
+      at_rate: await atRate(() => ({ method: 'GET', path: '/api/health/', headers: {} })),
     };
     const orders = {
       saturated: await cpu(() => orderRun(server.url, traders)),
-      at_rate: await cpu(() =>
-        pacedRun({
-          url: server.url,
-          rate: RATE,
-          seconds: SECONDS,
-          connections: TRADERS,
-          request: (i) => orderRequest(i, traders[i % TRADERS]),
-        }),
-      ),
+      at_rate: await atRate((i) => orderRequest(i, traders[i % TRADERS])),
     };
     const report = {
       operations: OPERATIONS ? 'metrics and rate limits on' : 'metrics and rate limits off',

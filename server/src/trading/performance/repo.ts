@@ -119,20 +119,24 @@ type FillPoint = Omit<NewEquityPoint, 'period_id'>;
  * On PostgreSQL, a fill's equity point and its period's update in one statement (one round trip
  * on the order path: docs/order-engine.md#round-trips). SQLite has no data-modifying CTE.
  */
+/** The fill's equity point as a CTE (`point`) of a statement that updates its period (`id`). */
+function withFillPoint(q: Q, value: <K extends keyof (FillPoint & { id: number })>(name: K) => (FillPoint & { id: number })[K]) {
+  return q.with('point', (db) =>
+    db
+      .insertInto('equity_points')
+      .values({
+        account_id: value('account_id'),
+        period_id: value('id'),
+        time: value('time'),
+        equity_minor: value('equity_minor'),
+        balance_minor: value('balance_minor'),
+      })
+      .returning('id'),
+  );
+}
+
 const updatePeriodWithPointRow = prepare<PeriodUpdate & FillPoint, never>('performance.updatePeriodWithPoint', (q, value) =>
-  q
-    .with('point', (db) =>
-      db
-        .insertInto('equity_points')
-        .values({
-          account_id: value('account_id'),
-          period_id: value('id'),
-          time: value('time'),
-          equity_minor: value('equity_minor'),
-          balance_minor: value('balance_minor'),
-        })
-        .returning('id'),
-    )
+  withFillPoint(q, value)
     .updateTable('performance_periods')
     .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
     .where('id', '=', value('id')),
@@ -182,19 +186,7 @@ type ClosedTradeValues = PeriodUpdate &
  * replaced when the pair has a row already), the journal row and the period's update.
  */
 const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClosedTrade', (q, value) =>
-  q
-    .with('point', (db) =>
-      db
-        .insertInto('equity_points')
-        .values({
-          account_id: value('account_id'),
-          period_id: value('id'),
-          time: value('time'),
-          equity_minor: value('equity_minor'),
-          balance_minor: value('balance_minor'),
-        })
-        .returning('id'),
-    )
+  withFillPoint(q, value)
     .with('pair', (db) =>
       db
         .insertInto('performance_pair_stats')
