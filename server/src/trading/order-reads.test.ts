@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryBus } from '../realtime/bus.js';
 import { FakeMarket, insertTrader, seededPairs } from '../test/factories.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
-import { readForMarketOrder } from './order-reads.js';
+import { readAfterLock } from './order-reads.js';
 import * as performanceRepo from './performance/repo.js';
 import * as repo from './repo.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
@@ -42,7 +42,7 @@ describe('a market order’s reads', () => {
     }
     const q = t.ctx.db.kysely;
     const accountId = a.accountId!;
-    const reads = await readForMarketOrder(q, { accountId, userId: a.userId, key: `k-${a.userId}`, symbol: 'EURUSD' });
+    const reads = await readAfterLock(q, { accountId, userId: a.userId, key: `k-${a.userId}`, marketOrderSymbol: 'EURUSD' });
 
     const key = await repo.findIdempotencyKey(q, a.userId, `k-${a.userId}`);
     expect(key).toBeDefined();
@@ -62,10 +62,10 @@ describe('a market order’s reads', () => {
     expect(reads.pairStats).toEqual(pairStats);
 
     // Without a key, on a pair without statistics: none of either, the rest the same.
-    const other = await readForMarketOrder(q, { accountId, userId: a.userId, key: undefined, symbol: 'USDJPY' });
+    const other = await readAfterLock(q, { accountId, userId: a.userId, key: undefined, marketOrderSymbol: 'USDJPY' });
     expect(other).toEqual({ ...reads, key: undefined, pairStats: null });
     // Another trader's key under this account finds nothing.
-    const crossed = await readForMarketOrder(q, { accountId, userId: a.userId, key: `k-${b.userId}`, symbol: 'EURUSD' });
+    const crossed = await readAfterLock(q, { accountId, userId: a.userId, key: `k-${b.userId}`, marketOrderSymbol: 'EURUSD' });
     expect(crossed.key).toBeUndefined();
   });
 });

@@ -70,18 +70,20 @@ const orderReads = prepare<{ accountId: number; userId: number; key: string | nu
 );
 
 /**
- * A market order's reads after the account lock. On PostgreSQL one round trip brings the key,
- * the open positions, the current period and the pair's statistics; on SQLite, where a
- * statement is a function call, only the key is read here and the rest when needed, as before.
+ * A placement's reads after the account lock: the Idempotency-Key's row and, for a market order
+ * on PostgreSQL, in the same round trip, the open positions, the current period and the pair's
+ * statistics. On SQLite, where a statement is a function call, and for other placements, only
+ * the key is read here and the rest when needed, as before.
  */
-export async function readForMarketOrder(
+export async function readAfterLock(
   trx: Q,
-  order: { accountId: number; userId: number; key: string | undefined; symbol: string },
+  order: { accountId: number; userId: number; key: string | undefined; marketOrderSymbol?: string | undefined },
 ): Promise<OrderReads> {
-  if (dbKindOf(trx) !== 'postgres') {
+  const { marketOrderSymbol: symbol, ...rest } = order;
+  if (symbol === undefined || dbKindOf(trx) !== 'postgres') {
     return { key: order.key === undefined ? undefined : await repo.findIdempotencyKey(trx, order.userId, order.key) };
   }
-  const rows = await orderReads.execute(trx, { ...order, key: order.key ?? null });
+  const rows = await orderReads.execute(trx, { ...rest, key: order.key ?? null, symbol });
   const reads: OrderReads = { key: undefined, positions: [], period: null, pairStats: null };
   for (const r of rows) {
     if (r.kind === 'position') reads.positions!.push(r.row);

@@ -3,8 +3,8 @@ import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
-import { type KeyUse, replay, requestHash, storedAnswerFrom, storedAnswerOf } from '../idempotency.js';
-import { type OrderReads, readForMarketOrder } from '../order-reads.js';
+import { type KeyUse, replay, requestHash, storedAnswerFrom } from '../idempotency.js';
+import { type OrderReads, readAfterLock } from '../order-reads.js';
 import type { UserId } from '../types.js';
 
 /** The two halves of a placement that `placeWithKey` runs around the Idempotency-Key. */
@@ -42,20 +42,13 @@ export async function placeWithKey<Placed, Result>(
       async (trx) => {
         const account = await lockAccountByUser(trx, userId);
         if (!account) throw errors.noTradingAccount();
-        let reads: OrderReads;
-        let stored: Awaited<ReturnType<typeof storedAnswerOf>>;
-        if (steps.marketOrderSymbol === undefined) {
-          reads = { key: undefined };
-          stored = keyUse && (await storedAnswerOf(trx, keyUse));
-        } else {
-          reads = await readForMarketOrder(trx, {
-            accountId: Number(account.id),
-            userId,
-            key: keyUse?.key,
-            symbol: steps.marketOrderSymbol,
-          });
-          stored = keyUse && storedAnswerFrom(reads.key, keyUse);
-        }
+        const reads = await readAfterLock(trx, {
+          accountId: Number(account.id),
+          userId,
+          key: keyUse?.key,
+          marketOrderSymbol: steps.marketOrderSymbol,
+        });
+        const stored = keyUse && storedAnswerFrom(reads.key, keyUse);
         if (stored) return { kind: 'replay' as const, answer: stored };
         return { kind: 'placed' as const, placed: await steps.place(trx, account, keyUse, reads) };
       },
