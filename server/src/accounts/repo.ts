@@ -85,6 +85,30 @@ export async function accountsByIds(q: Q, ids: readonly number[]) {
   return rows;
 }
 
+/**
+ * Locks these accounts, in the order of their users' ids (the order every batch of placements
+ * takes account locks in, so a caller holding several cannot deadlock with one), and returns
+ * their rows as they are once locked. SQLite: the write transaction already serializes.
+ */
+export async function lockAccountsInUserOrder(trx: Q, accounts: readonly { id: number; userId: number }[]) {
+  const ordered = [...accounts].sort((a, b) => a.userId - b.userId);
+  const rows = [];
+  for (let i = 0; i < ordered.length; i += IDS_PER_QUERY) {
+    const chunk = ordered.slice(i, i + IDS_PER_QUERY).map((a) => a.id);
+    rows.push(
+      ...(await lockForUpdate(
+        dbKindOf(trx),
+        trx
+          .selectFrom('trading_accounts')
+          .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
+          .where('id', 'in', chunk)
+          .orderBy('user_id'),
+      ).execute()),
+    );
+  }
+  return rows;
+}
+
 /** Creates the trader profile and a USD account funded by a deposit ledger entry. Run inside a write transaction. */
 export async function openAccount(
   trx: Q,

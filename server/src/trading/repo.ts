@@ -530,3 +530,15 @@ export async function deleteIdempotencyKeysBefore(q: Q, before: number): Promise
 export async function allOpenPositions(q: Q): Promise<PositionRow[]> {
   return q.selectFrom('positions').selectAll().where('status', '=', OPEN).orderBy('id').execute();
 }
+
+/** The OPEN positions of these accounts (at most a few hundred ids), oldest first. */
+export async function openPositionsOfAccounts(q: Q, accountIds: readonly number[]): Promise<PositionRow[]> {
+  if (accountIds.length === 0) return [];
+  return q
+    .selectFrom('positions')
+    .selectAll()
+    .where('status', '=', OPEN)
+    .where('account_id', 'in', accountIds)
+    .orderBy('id')
+    .execute();
+}

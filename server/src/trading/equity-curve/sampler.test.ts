@@ -1,10 +1,11 @@
 import { Dec, equityCurveSchema, maxDrawdownPct, performanceSchema } from '@pipdesk/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { ScriptedPriceSource } from '../../market/sources/scripted.js';
 import { insertSignedInTrader } from '../../test/factories.js';
-import { startTestApp, type TestApp } from '../../test/helpers.js';
+import { startTestApp, type TestApp, testDbKind } from '../../test/helpers.js';
 import { Pricing } from '../math.js';
 import { currentPeriodOf } from '../performance/service.js';
 import { insertPoints } from './repo.js';
@@ -62,6 +63,76 @@ describe('the leader’s 15-minute points', () => {
     const perf = performanceSchema.parse((await get(open, '/api/trading/performance/')).json().data);
     expect(perf.max_drawdown_pct).toBe(10); // (9,999 − 8,999) ÷ 9,999 = 10.001 %
     expect(perf.equity).toBe(8999);
+    quote('EURUSD', 1.1);
+  });
+});
+
+// A fill locks its account, then writes the period and an equity point (whose key takes a share lock
+// on the period); the sampler used to lock the periods, then write points (whose key takes a share
+// lock on the account): crossed, the two deadlocked.
+describe.runIf(testDbKind === 'postgres')('a sample beside a fill on PostgreSQL', () => {
+  it('loses neither’s drawdown: the period’s max drawdown is the fold of every point written', async () => {
+    const trader = await insertSignedInTrader(t);
+    quote('EURUSD', 1.1);
+    const buy = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/trading/place-market-order/',
+        headers: trader.headers,
+        payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
+      });
+    expect((await buy()).statusCode).toBe(201); // equity 9,999.00: the peak
+    // A gate: until it opens, no equity point can be written, so the sampler waits to commit.
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const gate = t.ctx.db.kysely.transaction().execute(async (trx) => {
+      await sql`lock table equity_points in share mode`.execute(trx);
+      held();
+      await opened;
+    });
+    await holding;
+    clock.advance(15 * 60 * 1000);
+    quote('EURUSD', 1.09); // the sample sees 8,999.00: a 10 % drawdown from 9,999.00
+    const sampling = sampler().sample();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    quote('EURUSD', 1.1);
+    // The fill, at 9,998.00, comes while the sample has not committed; its fold must keep the sample's drawdown.
+    const second = buy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A deadlock between them would be found only after PostgreSQL's deadlock_timeout, and one of
+    // them rolled back and retried: both finishing sooner means neither waited on the other in a circle.
+    const { rows } = await sql<{
+      ms: number;
+    }>`select extract(epoch from current_setting('deadlock_timeout')::interval) * 1000 as ms`.execute(t.ctx.db.kysely);
+    const opening = performance.now();
+    open();
+    await gate;
+    await sampling; // (the first test’s trader is sampled too)
+    expect((await second).statusCode).toBe(201);
+    const waited = performance.now() - opening;
+    expect(waited).toBeLessThan(Number(rows[0]!.ms));
+
+    const period = await t.ctx.db.kysely
+      .selectFrom('performance_periods')
+      .selectAll()
+      .where('account_id', '=', trader.accountId!)
+      .where('ended_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const points = await t.ctx.db.kysely
+      .selectFrom('equity_points')
+      .select('equity_minor')
+      .where('period_id', '=', period.id)
+      .orderBy('id')
+      .execute();
+    expect(points.map((p) => Number(p.equity_minor))).toEqual([999900, 899900, 999800]);
+    const folded = maxDrawdownPct(points.map((p) => Dec.scaled(Number(p.equity_minor), 2)));
+    expect(Dec.from(period.max_drawdown_pct).toString()).toBe(folded.toString());
     quote('EURUSD', 1.1);
   });
 });

@@ -1,8 +1,8 @@
 import { Dec, tallyEquityPoint } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
-import { accountsByIds } from '../../accounts/index.js';
+import { accountsByIds, lockAccountsInUserOrder } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
-import { lockForUpdate, writeTransaction } from '../../db/transaction.js';
+import { writeTransaction } from '../../db/transaction.js';
 import type { TradingDeps } from '../deps.js';
 import { valueAccount } from '../math.js';
 import * as performanceRepo from '../performance/repo.js';
@@ -19,13 +19,15 @@ export const SAMPLE_EVERY_MS = 15 * MINUTE_MS;
 /** Points older than this are thinned to hourly buckets. */
 export const THIN_AFTER_MS = 30 * DAY_MS;
 export const THIN_BUCKET_MS = HOUR_MS;
+/** Accounts sampled per transaction (and locked together). */
+const ACCOUNTS_PER_TRANSACTION = 500;
 
 type Deps = Pick<TradingDeps, 'db' | 'clock' | 'pricing' | 'log'>;
 
 /**
  * The equity curve's periodic work, run only by the price-source leader (it alone has every
  * price, and one writer keeps one point per account per sample): every 15 minutes one point for
- * each account with open positions, all written in one transaction, never per tick; then the
+ * each account with open positions, in transactions of 500 accounts, never per tick; then the
  * thinning of points that have just grown older than 30 days.
  */
 export class EquitySampler {
@@ -66,51 +68,66 @@ export class EquitySampler {
     await this.running;
   }
 
-  /** Writes one point for every account with open positions; returns how many. */
+  /**
+   * Writes one point for every account with open positions; returns how many. The accounts are
+   * locked first, in transactions of at most 500: a fill holds its account's lock while it reads
+   * and writes the period, so the sample and the fill see each other's peak and drawdown, and no
+   * account waits on the sampler for longer than its own group's writes.
+   */
   async sample(): Promise<number> {
     const { deps } = this;
     const now = deps.clock.now();
-    return writeTransaction(deps.db, async (trx) => {
-      const positions = await tradingRepo.allOpenPositions(trx);
-      if (positions.length === 0) return 0;
-      const byAccount = new Map<number, PositionState[]>();
-      for (const row of positions) {
-        const state = tradingRepo.positionStateFromRow(row);
-        byAccount.set(state.accountId, [...(byAccount.get(state.accountId) ?? []), state]);
-      }
-      const accounts = await accountsByIds(trx, [...byAccount.keys()]);
-      const periods = await lockPeriods(
-        trx,
-        deps.db.kind,
-        accounts.map((a) => Number(a.id)),
-      );
-      const points: repo.NewEquityPoint[] = [];
-      for (const account of accounts) {
-        const id = Number(account.id);
-        // An account without a period yet (opened before the statistics) gets it, from its
-        // trades, at its next fill or call under its own lock; its points start then.
-        const period = periods.get(id);
-        if (!period) continue;
-        const open = byAccount.get(id) ?? [];
-        // Without a price an open position would count as 0: a made-up point, and a made-up drawdown.
-        if (open.some((p) => !deps.pricing.quote(p.symbol))) continue;
-        const balanceMinor = Number(account.balance_minor);
-        const equity = valueAccount(balanceMinor, Number(account.leverage), open, deps.pricing).equity;
-        const equityMinor = equity.toScaledNumber(2);
-        points.push({
-          account_id: id,
-          period_id: Number(period.id),
-          time: now,
-          equity_minor: equityMinor,
-          balance_minor: balanceMinor,
-        });
-        const drawdown = performanceRepo.drawdownFromRow(period);
-        const next = tallyEquityPoint(drawdown, Dec.scaled(equityMinor, 2));
-        if (next !== drawdown) await performanceRepo.updateDrawdown(trx, Number(period.id), next);
-      }
-      for (let i = 0; i < points.length; i += 500) await repo.insertPoints(trx, points.slice(i, i + 500));
-      return points.length;
-    });
+    // Whom to sample, read without locks: only to know which accounts to lock.
+    const holders = new Set((await tradingRepo.allOpenPositions(deps.db.kysely)).map((p) => Number(p.account_id)));
+    const accounts = (await accountsByIds(deps.db.kysely, [...holders]))
+      .map((a) => ({ id: Number(a.id), userId: Number(a.user_id) }))
+      .sort((a, b) => a.userId - b.userId);
+    let written = 0;
+    for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_TRANSACTION) {
+      const group = accounts.slice(i, i + ACCOUNTS_PER_TRANSACTION);
+      written += await writeTransaction(deps.db, (trx) => this.sampleGroup(trx, group, now));
+    }
+    return written;
+  }
+
+  /** One group's points, read and written under the group's account locks. */
+  private async sampleGroup(trx: Kysely<Database>, group: { id: number; userId: number }[], now: number): Promise<number> {
+    const { deps } = this;
+    const accounts = await lockAccountsInUserOrder(trx, group);
+    const ids = accounts.map((a) => Number(a.id));
+    const byAccount = new Map<number, PositionState[]>();
+    for (const row of await tradingRepo.openPositionsOfAccounts(trx, ids)) {
+      const state = tradingRepo.positionStateFromRow(row);
+      byAccount.set(state.accountId, [...(byAccount.get(state.accountId) ?? []), state]);
+    }
+    const periods = await currentPeriods(trx, ids);
+    const points: repo.NewEquityPoint[] = [];
+    for (const account of accounts) {
+      const id = Number(account.id);
+      // An account without a period yet (opened before the statistics) gets it, from its
+      // trades, at its next fill or call under its own lock; its points start then.
+      const period = periods.get(id);
+      const open = byAccount.get(id) ?? [];
+      // Closed since the accounts were chosen: nothing is open to sample.
+      if (!period || open.length === 0) continue;
+      // Without a price an open position would count as 0: a made-up point, and a made-up drawdown.
+      if (open.some((p) => !deps.pricing.quote(p.symbol))) continue;
+      const balanceMinor = Number(account.balance_minor);
+      const equity = valueAccount(balanceMinor, Number(account.leverage), open, deps.pricing).equity;
+      const equityMinor = equity.toScaledNumber(2);
+      points.push({
+        account_id: id,
+        period_id: Number(period.id),
+        time: now,
+        equity_minor: equityMinor,
+        balance_minor: balanceMinor,
+      });
+      const drawdown = performanceRepo.drawdownFromRow(period);
+      const next = tallyEquityPoint(drawdown, Dec.scaled(equityMinor, 2));
+      if (next !== drawdown) await performanceRepo.updateDrawdown(trx, Number(period.id), next);
+    }
+    await repo.insertPoints(trx, points);
+    return points.length;
   }
 
   /**
@@ -140,20 +157,19 @@ export class EquitySampler {
   }
 }
 
-/** The current periods of the accounts, locked in id order (a fill updates the same rows). */
-async function lockPeriods(trx: Kysely<Database>, kind: 'sqlite' | 'postgres', accountIds: readonly number[]) {
+/**
+ * The current periods of the accounts. No row lock: every writer of a period holds its account's
+ * lock, which the caller holds.
+ */
+async function currentPeriods(trx: Kysely<Database>, accountIds: readonly number[]) {
   const periods = new Map<number, performanceRepo.PeriodRow>();
-  for (let i = 0; i < accountIds.length; i += 500) {
-    const rows = await lockForUpdate(
-      kind,
-      trx
-        .selectFrom('performance_periods')
-        .selectAll()
-        .where('account_id', 'in', accountIds.slice(i, i + 500))
-        .where('ended_at', 'is', null)
-        .orderBy('id'),
-    ).execute();
-    for (const row of rows) periods.set(Number(row.account_id), row);
-  }
+  if (accountIds.length === 0) return periods;
+  const rows = await trx
+    .selectFrom('performance_periods')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('ended_at', 'is', null)
+    .execute();
+  for (const row of rows) periods.set(Number(row.account_id), row);
   return periods;
 }
