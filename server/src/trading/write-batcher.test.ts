@@ -84,6 +84,42 @@ describe('write batcher (group commit, both databases)', () => {
     expect(keys).not.toContain('k5');
   });
 
+  it('runs a batch without savepoints while no unit fails; once one fails, again with them, so it alone is rolled back', async () => {
+    const statements: string[] = [];
+    const writes = createWriteBatcher(
+      observed(t.ctx.db, (statement) => {
+        statements.push(statement);
+      }),
+    );
+    const runs = new Map<string, number>();
+    // Five units queued together share one batch.
+    const batch = (name: string, failing?: number) =>
+      Promise.allSettled(
+        Array.from({ length: 5 }, (_, i) =>
+          writes.run(async (trx) => {
+            runs.set(`${name}${i}`, (runs.get(`${name}${i}`) ?? 0) + 1);
+            await trx
+              .insertInto('idempotency_keys')
+              .values(row(`${name}${i}`, 1000 + i))
+              .execute();
+            if (i === failing) throw new Error('boom');
+            return i;
+          }, asUser(i)),
+        ),
+      );
+    const clean = await batch('a');
+    expect(clean.map((r) => r.status)).toEqual(Array(5).fill('fulfilled'));
+    expect(statements.filter((s) => s.includes('savepoint'))).toEqual([]);
+    expect([...runs.values()]).toEqual([1, 1, 1, 1, 1]);
+
+    const failed = await batch('b', 3);
+    expect(failed.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(statements.some((s) => s.includes('savepoint'))).toBe(true);
+    // The first run stopped at the failing unit and was rolled back whole; the second ran them all.
+    expect(['b0', 'b1', 'b2', 'b3', 'b4'].map((k) => runs.get(k))).toEqual([2, 2, 2, 2, 1]);
+    expect(await storedKeys()).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b4']);
+  });
+
   it('a unit of work that fails on a database error (after several statements) is rolled back alone', async () => {
     const writes = createWriteBatcher(t.ctx.db);
     const results = await Promise.allSettled(

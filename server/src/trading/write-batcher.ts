@@ -26,9 +26,9 @@ interface Job {
  * before it is answered (`db.durable()`, 0.3 ms on an idle disk, several on a busy one), and
  * SQLite has one writer, which would cap executions at a few hundred per second. Here the
  * executions that arrive while one batch is under way are run together: one
- * `BEGIN IMMEDIATE`, each execution in its own SAVEPOINT (an execution that throws is rolled
- * back alone, nothing half-applied), in arrival order (each sees the ones before it, so free
- * margin is never spent twice), then one COMMIT. The next batch starts at once while this
+ * `BEGIN IMMEDIATE`, the executions in arrival order (each sees the ones before it, so free
+ * margin is never spent twice), then one COMMIT; an execution that throws is rolled back alone,
+ * nothing half-applied (`withSavepointsOnFailure`). The next batch starts at once while this
  * one's fsync runs on the thread pool, and only once it is on disk is each caller answered
  * (an acknowledged order is durable). If the COMMIT fails, every execution of the batch
  * fails and none is stored.
@@ -50,32 +50,31 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
     setImmediate(() => void flush());
   };
 
-  /** Runs the batch in one transaction; the outcome of each job, or throws if the transaction failed. */
-  async function commitBatch(batch: Job[]): Promise<Outcome[]> {
+  /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
+  const commitBatch = (batch: Job[]) => withSavepointsOnFailure(batch, runTransaction);
+
+  /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
+  async function runTransaction(batch: Job[], isolated: boolean): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    // Alone in its transaction, a unit of work needs no savepoint (whose journal copies every
-    // page it touches): if it throws, the whole transaction is rolled back instead.
-    const alone = batch.length === 1;
     await db.kysely.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
       try {
         for (const job of batch) {
-          if (!alone) await sql`savepoint execution`.execute(conn);
+          if (isolated) await sql`savepoint execution`.execute(conn);
           try {
             const value = await job.work(conn);
-            if (!alone) await sql`release execution`.execute(conn);
+            if (isolated) await sql`release execution`.execute(conn);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            if (!alone) {
-              await sql`rollback to execution`.execute(conn);
-              await sql`release execution`.execute(conn);
-            }
             outcomes.push({ ok: false, error });
+            if (!isolated) break;
+            await sql`rollback to execution`.execute(conn);
+            await sql`release execution`.execute(conn);
           }
         }
         // The failure may have ended the transaction already (SQLITE_FULL, an I/O error): the
         // caller hears its own error either way.
-        if (alone && !outcomes[0]!.ok) await sql`rollback`.execute(conn).catch(() => {});
+        if (!isolated && outcomes.some((o) => !o.ok)) await sql`rollback`.execute(conn).catch(() => {});
         else await sql`commit`.execute(conn);
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => {});
@@ -115,6 +114,24 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
   };
 }
 
+/**
+ * A batch runs first without savepoints: a savepoint is a statement of its own for every unit
+ * (on PostgreSQL a round trip, on SQLite a journal copy of every page the unit touches), and a
+ * unit rarely throws (a rejected order is stored, not thrown). If one does, that transaction is
+ * rolled back whole and the batch runs again with each unit in its own savepoint, so the one that
+ * fails is rolled back alone and the others are committed. Nobody has been answered before the
+ * COMMIT, and a unit of work may run more than once (as a retried one does), so the second run
+ * is invisible but for its time. A batch of one never needs the second run: its outcome stands.
+ */
+async function withSavepointsOnFailure<J>(
+  batch: J[],
+  runTransaction: (batch: J[], isolated: boolean) => Promise<Outcome[]>,
+): Promise<Outcome[]> {
+  const outcomes = await runTransaction(batch, false);
+  if (batch.length === 1 || outcomes.every((o) => o.ok)) return outcomes;
+  return runTransaction(batch, true);
+}
+
 /** Serialization failures and deadlocks: the work is tried again, in a later transaction. */
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
@@ -128,8 +145,8 @@ interface KeyedJob extends Job {
  * Group commit on PostgreSQL (docs/order-engine.md#group-commit). An order there was ten round
  * trips and its own COMMIT; the connection sat idle most of the time. Here the orders that are
  * waiting when a connection (a lane) comes free share one transaction, as on SQLite: `BEGIN`,
- * each in its own SAVEPOINT (one that fails is rolled back alone), then one COMMIT, and nobody
- * is answered before that COMMIT has returned (PostgreSQL is durable at COMMIT). Up to `lanes`
+ * the orders, then one COMMIT (one that fails is rolled back alone: `withSavepointsOnFailure`),
+ * and nobody is answered before that COMMIT has returned (PostgreSQL is durable at COMMIT). Up to `lanes`
  * batches run at once, on their own connections.
  *
  * Locks: in this process a user's work is in at most one batch at a time (a second order waits
@@ -186,27 +203,29 @@ function createPostgresBatcher(db: Db, options: { maxBatch?: number; lanes?: num
     return batch.sort((a, b) => a.user - b.user);
   }
 
-  /** Runs the batch in one transaction; the outcome of each job, or throws if the transaction failed. */
-  async function commitBatch(batch: KeyedJob[]): Promise<Outcome[]> {
+  /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
+  const commitBatch = (batch: KeyedJob[]) => withSavepointsOnFailure(batch, runTransaction);
+
+  /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
+  async function runTransaction(batch: KeyedJob[], isolated: boolean): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    // Alone in its transaction, a unit of work needs no savepoint: if it throws, all is rolled back.
-    const alone = batch.length === 1;
     await db.kysely.connection().execute(async (conn) => {
       // Statements without parameters go in one round trip (the simple protocol allows several).
-      await sql.raw(alone ? 'begin' : 'begin; savepoint execution').execute(conn);
+      await sql.raw(isolated ? 'begin; savepoint execution' : 'begin').execute(conn);
       try {
         for (const [i, job] of batch.entries()) {
           try {
             const value = await job.work(conn);
             outcomes.push({ ok: true, value });
-            if (!alone && i < batch.length - 1) await sql.raw('release execution; savepoint execution').execute(conn);
+            if (isolated && i < batch.length - 1) await sql.raw('release execution; savepoint execution').execute(conn);
           } catch (error) {
-            // ROLLBACK TO keeps the savepoint, ready for the next unit of work.
-            if (!alone) await sql.raw('rollback to execution').execute(conn);
             outcomes.push({ ok: false, error });
+            if (!isolated) break;
+            // ROLLBACK TO keeps the savepoint, ready for the next unit of work.
+            await sql.raw('rollback to execution').execute(conn);
           }
         }
-        if (alone && !outcomes[0]!.ok) await sql`rollback`.execute(conn);
+        if (!isolated && outcomes.some((o) => !o.ok)) await sql`rollback`.execute(conn);
         else await sql`commit`.execute(conn);
       } catch (err) {
         await sql`rollback`.execute(conn).catch(() => {});
