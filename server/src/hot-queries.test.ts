@@ -11,6 +11,7 @@ import { preparedQueries } from './db/prepared.js';
 import type { Database } from './db/schema.js';
 import './trading/repo.js';
 import './trading/equity-curve/repo.js';
+import './trading/fill-statement.js';
 import './trading/journal/repo.js';
 import './trading/order-reads.js';
 import './trading/performance/repo.js';

@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { DbKind } from '../db/database.js';
-import { dbKindOf, prepare } from '../db/prepared.js';
+import { type ComposedStatement, dbKindOf, prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { lockForUpdate } from '../db/transaction.js';
 import type { LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
@@ -167,34 +167,74 @@ const ledgerInsert = prepare<Insertable<LedgerEntriesTable>, never>('accounts.le
   }),
 );
 
+type LedgerEntryValues = Omit<Insertable<LedgerEntriesTable>, 'balance_after_minor'>;
+
+/** The new balance `changed` returns (see `withBalanceChange`). */
+const CHANGED_BALANCE = sql<number>`(select "balance_minor" from "changed")`;
+
+/** The account's balance moved by `amount_minor` as a CTE (`changed`), returning the new balance. */
+function withBalanceChange(
+  q: ComposedStatement,
+  value: <K extends 'account_id' | 'amount_minor' | 'created_at'>(name: K) => LedgerEntryValues[K],
+) {
+  return q.with('changed', (db) =>
+    db
+      .updateTable('trading_accounts')
+      .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amount_minor')), updated_at: value('created_at') }))
+      .where('id', '=', value('account_id'))
+      .returning('balance_minor'),
+  ) as unknown as ComposedStatement;
+}
+
 /**
  * On PostgreSQL, the balance change and its ledger row in one statement (one round trip
  * instead of two on the order path: docs/order-engine.md#round-trips): the update's new balance
  * is the row's `balance_after_minor`. SQLite has no data-modifying CTE, so it runs the two.
  */
-const balanceChangeWithEntry = prepare<
-  Omit<Insertable<LedgerEntriesTable>, 'balance_after_minor'>,
-  { balance_after_minor: number }
->('accounts.balanceChangeWithEntry', (q, value) =>
-  q
-    .with('changed', (db) =>
-      db
-        .updateTable('trading_accounts')
-        .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amount_minor')), updated_at: value('created_at') }))
-        .where('id', '=', value('account_id'))
-        .returning('balance_minor'),
-    )
-    .insertInto('ledger_entries')
-    .values((eb) => ({
-      account_id: value('account_id'),
-      kind: value('kind'),
-      amount_minor: value('amount_minor'),
-      balance_after_minor: eb.selectFrom('changed').select('balance_minor'),
-      reference: value('reference'),
-      created_at: value('created_at'),
-    }))
-    .returning('balance_after_minor'),
+const balanceChangeWithEntry = prepare<LedgerEntryValues, { balance_after_minor: number }>(
+  'accounts.balanceChangeWithEntry',
+  (q, value) =>
+    withBalanceChange(q, value)
+      .insertInto('ledger_entries')
+      .values({
+        account_id: value('account_id'),
+        kind: value('kind'),
+        amount_minor: value('amount_minor'),
+        balance_after_minor: CHANGED_BALANCE,
+        reference: value('reference'),
+        created_at: value('created_at'),
+      })
+      .returning('balance_after_minor'),
 );
+
+/** The values of `withRealizedPnl`: a fill's realized P&L, its reference is the fill's trade. */
+export type RealizedPnlValues = Omit<LedgerEntryValues, 'kind' | 'reference'>;
+
+/**
+ * A fill's realized P&L as CTEs of the fill's own statement on PostgreSQL
+ * (trading/fill-statement.ts): the balance change (`changed`) and its `realized_pnl` ledger row
+ * (`ledger_entry`), whose reference `trade:<id>` names the trade the statement's `fill_trade`
+ * inserts. The caller holds the account's lock, so the new balance is the one it read plus
+ * the amount.
+ */
+export function withRealizedPnl(
+  q: ComposedStatement,
+  value: <K extends keyof RealizedPnlValues>(name: K) => RealizedPnlValues[K],
+) {
+  return withBalanceChange(q, value).with('ledger_entry', (db) =>
+    db
+      .insertInto('ledger_entries')
+      .values({
+        account_id: value('account_id'),
+        kind: sql.lit('realized_pnl'),
+        amount_minor: value('amount_minor'),
+        balance_after_minor: CHANGED_BALANCE,
+        reference: sql<string>`'trade:' || (select "id" from "fill_trade")`,
+        created_at: value('created_at'),
+      })
+      .returning('id'),
+  ) as unknown as ComposedStatement;
+}
 
 /**
  * The only way a balance changes: one ledger row and the matching balance update, in the

@@ -1,7 +1,14 @@
-import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter, type QueryCreator } from 'kysely';
 import type { DbKind } from './database.js';
 import type { Database } from './schema.js';
 import { nameStatement } from './statement-names.js';
+
+/**
+ * A PostgreSQL statement being composed of data-modifying CTEs by several modules' repositories
+ * (docs/order-engine.md#round-trips): each adds its CTEs and hands the statement on as this type.
+ * The CTEs' names are a documented convention between them, not part of the type.
+ */
+export type ComposedStatement = QueryCreator<Database>;
 
 /** Marks the place of a named value in a prepared query. */
 class Slot {

@@ -1,9 +1,11 @@
 import { Dec, executionPrice, marginUsd, type OrderReason, type OrderRejectionCode, type OrderSide } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import { postLedgerEntry, type TradingAccountRow } from '../accounts/index.js';
+import { dbKindOf } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { Pair } from '../market/index.js';
 import type { TradingDeps } from './deps.js';
+import { writeWholeFill } from './fill-statement.js';
 import {
   applyFill,
   centilotsFromLots,
@@ -16,7 +18,7 @@ import {
   valueAccount,
 } from './math.js';
 import { INITIAL_ORDER_STATUS, transition } from './order-status.js';
-import { type PrefetchedStatistics, recordFill } from './performance/record.js';
+import { type PrefetchedStatistics, recordFill, statisticsOfFill } from './performance/record.js';
 import type { OrderRow, PositionProtection, PositionRow } from './repo.js';
 import * as repo from './repo.js';
 import {
@@ -335,9 +337,25 @@ export async function execute(
     realized_pnl_minor: realizedMinor,
     executed_at: now,
   };
+  // docs/performance.md: the statistics, the journal and the equity curve move with the fill.
+  const statistics = (balanceAfter: number, positionAfterFill: PositionState) => {
+    const positionsAfter = req.positions.filter((p) => Number(p.id) !== positionAfterFill.id).map(repo.positionStateFromRow);
+    positionsAfter.push(positionAfterFill);
+    return {
+      account: { id: Number(account.id), created_at: Number(account.created_at), balance_minor: balanceMinor },
+      symbol: pair.symbol,
+      kind: fill.kind,
+      realizedMinor,
+      executedAt: now,
+      balanceMinor: balanceAfter,
+      equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing).equity,
+      ...(req.statistics ? { read: req.statistics } : {}),
+    };
+  };
   let position: PositionState;
   let order: OrderRow & { id: OrderId };
   let tradeId: TradeId;
+  let balanceAfter: number | undefined;
   if (pending) {
     position = positionAfter(await repo.writePosition(trx, positionWrite));
     const settlement = {
@@ -359,36 +377,41 @@ export async function execute(
       status: transition(INITIAL_ORDER_STATUS, 'FILL'),
       rejection_reason: null,
     };
-    // On PostgreSQL one statement (repo.ts, writeFill).
-    const ids = await repo.writeFill(trx, positionWrite, orderRow, trade);
+    // On PostgreSQL, with the statistics' rows read ahead, the whole fill is one statement
+    // (fill-statement.ts): the account is locked, so the balance after it is the one read plus
+    // the P&L, and the valuation reads no position's id (a new one has none yet).
+    const whole =
+      dbKindOf(trx) === 'postgres'
+        ? statisticsOfFill(statistics(balanceMinor + realizedMinor, positionAfter(Number(existing?.id ?? 0))))
+        : undefined;
+    const ids = whole
+      ? await writeWholeFill(trx, {
+          position: positionWrite,
+          order: orderRow,
+          trade,
+          realizedPnl:
+            realizedMinor === 0 ? undefined : { account_id: Number(account.id), amount_minor: realizedMinor, created_at: now },
+          statistics: whole,
+        })
+      : await repo.writeFill(trx, positionWrite, orderRow, trade);
+    if (whole) balanceAfter = balanceMinor + realizedMinor;
     position = positionAfter(ids.positionId);
     order = { id: toOrderId(ids.orderId), ...orderRow, position_id: ids.positionId };
     tradeId = toTradeId(ids.tradeId);
   }
-  const balanceAfter =
-    realizedMinor === 0
-      ? balanceMinor
-      : await postLedgerEntry(trx, {
-          accountId: Number(account.id),
-          kind: 'realized_pnl',
-          amountMinor: realizedMinor,
-          reference: `trade:${tradeId}`,
-          now,
-        });
-  // docs/performance.md: the statistics, the journal and the equity curve move with the fill.
-  const positionsAfter = req.positions.filter((p) => Number(p.id) !== position.id).map(repo.positionStateFromRow);
-  positionsAfter.push(position);
-  await recordFill(trx, {
-    account: { id: Number(account.id), created_at: Number(account.created_at), balance_minor: balanceMinor },
-    tradeId,
-    symbol: pair.symbol,
-    kind: fill.kind,
-    realizedMinor,
-    executedAt: now,
-    balanceMinor: balanceAfter,
-    equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing).equity,
-    ...(req.statistics ? { read: req.statistics } : {}),
-  });
+  if (balanceAfter === undefined) {
+    balanceAfter =
+      realizedMinor === 0
+        ? balanceMinor
+        : await postLedgerEntry(trx, {
+            accountId: Number(account.id),
+            kind: 'realized_pnl',
+            amountMinor: realizedMinor,
+            reference: `trade:${tradeId}`,
+            now,
+          });
+    await recordFill(trx, { ...statistics(balanceAfter, position), tradeId });
+  }
   return {
     kind: 'filled',
     order,

@@ -250,53 +250,84 @@ type FillValues<K extends FillPositionWrite['kind']> = NewFillOrder & TradeValue
 const FILL_ORDER_COLUMNS = ORDER_COLUMNS.filter((c): c is FillOrderColumn => c !== 'position_id');
 const FILL_TRADE_COLUMNS = TRADE_COLUMNS.filter((c): c is FillTradeColumn => c !== 'order_id' && c !== 'position_id');
 
+/** The values of a fill's statement on PostgreSQL (see `withFill`), each table's under its prefix. */
+export type FillStatementValues<K extends FillPositionWrite['kind']> = FillValues<K>;
+
 /**
- * On PostgreSQL, a MARKET order's fill in one statement (one round trip instead of three on the
- * order path: docs/order-engine.md#round-trips): the position written (`fill_position`, inserted
- * or updated), the FILLED order and its trade, both pointing at that position. Each table's
- * values are named with a prefix (`position_…`, `trade_…`) beside the order's own. SQLite has no
- * data-modifying CTE and runs the three statements.
+ * On PostgreSQL, a MARKET order's fill as CTEs of one statement (one round trip instead of three
+ * on the order path: docs/order-engine.md#round-trips): the position written (`fill_position`,
+ * inserted or updated), the FILLED order (`fill_order`) and its trade (`fill_trade`), both
+ * pointing at that position. Each table's values are named with a prefix (`position_…`,
+ * `trade_…`) beside the order's own. Other modules may add CTEs after these that read
+ * `fill_trade`'s id (trading/fill-statement.ts). SQLite has no data-modifying CTE and runs the
+ * three statements.
  */
-function preparedFill<K extends FillPositionWrite['kind']>(kind: K) {
-  return prepare<FillValues<K>, { id: number; order_id: number; position_id: number }>(
-    kind === 'insert' ? 'trading.fillNewPosition' : 'trading.fillPosition',
-    (q, value) => {
-      const v = (name: string) => value(name as keyof FillValues<K> & string) as never;
-      /** The columns' values under their names with `prefix`. */
-      const row = <T>(columns: readonly string[], prefix = '') =>
-        Object.fromEntries(columns.map((c) => [c, v(`${prefix}${c}`)])) as unknown as T;
-      const withPosition = q.with('fill_position', (db) =>
-        kind === 'insert'
-          ? db.insertInto('positions').values(row<Insertable<PositionsTable>>(POSITION_COLUMNS, 'position_')).returning('id')
-          : db
-              .updateTable('positions')
-              .set(row<PositionChanges>(POSITION_CHANGE_COLUMNS, 'position_'))
-              .where('id', '=', v('position_id'))
-              .returning('id'),
-      );
-      return withPosition
-        .with('fill_order', (db) =>
-          db
-            .insertInto('orders')
-            .values((eb) => ({
-              ...row<NewFillOrder>(FILL_ORDER_COLUMNS),
-              position_id: eb.selectFrom('fill_position').select('id'),
-            }))
+export function withFill<K extends FillPositionWrite['kind']>(
+  q: Q,
+  kind: K,
+  value: <N extends keyof FillValues<K> & string>(name: N) => FillValues<K>[N],
+) {
+  const v = (name: string) => value(name as keyof FillValues<K> & string) as never;
+  /** The columns' values under their names with `prefix`. */
+  const row = <T>(columns: readonly string[], prefix = '') =>
+    Object.fromEntries(columns.map((c) => [c, v(`${prefix}${c}`)])) as unknown as T;
+  return q
+    .with('fill_position', (db) =>
+      kind === 'insert'
+        ? db.insertInto('positions').values(row<Insertable<PositionsTable>>(POSITION_COLUMNS, 'position_')).returning('id')
+        : db
+            .updateTable('positions')
+            .set(row<PositionChanges>(POSITION_CHANGE_COLUMNS, 'position_'))
+            .where('id', '=', v('position_id'))
             .returning('id'),
-        )
+    )
+    .with('fill_order', (db) =>
+      db
+        .insertInto('orders')
+        .values((eb) => ({
+          ...row<NewFillOrder>(FILL_ORDER_COLUMNS),
+          position_id: eb.selectFrom('fill_position').select('id'),
+        }))
+        .returning('id'),
+    )
+    .with('fill_trade', (db) =>
+      db
         .insertInto('trades')
         .values((eb) => ({
           ...row<NewFillTrade>(FILL_TRADE_COLUMNS, 'trade_'),
           position_id: eb.selectFrom('fill_position').select('id'),
           order_id: eb.selectFrom('fill_order').select('id'),
         }))
-        .returning(['id', 'order_id', 'position_id']);
-    },
-  );
+        .returning(['id', 'order_id', 'position_id']),
+    );
 }
 
-const fillNewPosition = preparedFill('insert');
-const fillPosition = preparedFill('update');
+/** The fill's statement's values (see `withFill`). */
+export function fillValues(position: FillPositionWrite, order: NewFillOrder, trade: NewFillTrade): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...order };
+  for (const c of FILL_TRADE_COLUMNS) values[`trade_${c}`] = trade[c];
+  const fields: Record<string, unknown> = position.kind === 'insert' ? position.row : position.changes;
+  for (const [c, x] of Object.entries(fields)) values[`position_${c}`] = x;
+  if (position.kind === 'update') values.position_id = position.id;
+  return values;
+}
+
+/** What a fill's statement answers: the trade's id, and its order's and position's. */
+export type FillIds = { id: number; order_id: number; position_id: number };
+
+const fillNewPosition = prepare<FillValues<'insert'>, FillIds>('trading.fillNewPosition', (q, value) =>
+  withFill(q, 'insert', value).selectFrom('fill_trade').selectAll(),
+);
+const fillPosition = prepare<FillValues<'update'>, FillIds>('trading.fillPosition', (q, value) =>
+  withFill(q, 'update', value).selectFrom('fill_trade').selectAll(),
+);
+
+/** A fill's ids as the execution uses them. */
+export const fillIdsFromRow = (row: FillIds) => ({
+  positionId: Number(row.position_id),
+  orderId: Number(row.order_id),
+  tradeId: Number(row.id),
+});
 
 /** A MARKET order's fill: its position written, the FILLED order and its trade; their ids. */
 export async function writeFill(
@@ -306,15 +337,12 @@ export async function writeFill(
   trade: NewFillTrade,
 ): Promise<{ positionId: number; orderId: number; tradeId: number }> {
   if (dbKindOf(trx) === 'postgres') {
-    const values: Record<string, unknown> = { ...order };
-    for (const c of FILL_TRADE_COLUMNS) values[`trade_${c}`] = trade[c];
-    const fields: Record<string, unknown> = position.kind === 'insert' ? position.row : position.changes;
-    for (const [c, x] of Object.entries(fields)) values[`position_${c}`] = x;
+    const values = fillValues(position, order, trade);
     const [row] =
       position.kind === 'insert'
         ? await fillNewPosition.execute(trx, values as FillValues<'insert'>)
-        : await fillPosition.execute(trx, { ...values, position_id: position.id } as FillValues<'update'>);
-    return { positionId: Number(row!.position_id), orderId: Number(row!.order_id), tradeId: Number(row!.id) };
+        : await fillPosition.execute(trx, values as FillValues<'update'>);
+    return fillIdsFromRow(row!);
   }
   const positionId = await writePosition(trx, position);
   const orderId = await insertOrder(trx, { ...order, position_id: positionId });

@@ -1,4 +1,13 @@
-import { Dec, EMPTY_PAIR_TALLY, tallyClosedTrade, tallyEquityPoint, tallyPairTrade } from '@pipdesk/contract';
+import {
+  Dec,
+  type DrawdownTally,
+  EMPTY_PAIR_TALLY,
+  type PairTally,
+  type PerformanceTally,
+  tallyClosedTrade,
+  tallyEquityPoint,
+  tallyPairTrade,
+} from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { FillKind } from '../math.js';
@@ -35,6 +44,49 @@ export interface PrefetchedStatistics {
 /** Reducing, closing or flipping realizes P&L: a closed trade (docs/performance.md#definitions). */
 export const isClosingFill = (kind: FillKind) => kind === 'reduce' || kind === 'close' || kind === 'flip';
 
+/** What one execution writes to the statistics, computed from its period (and pair row). */
+interface StatisticsWrite {
+  periodId: number;
+  period: { tally: PerformanceTally; drawdown: DrawdownTally };
+  point: { account_id: number; time: number; equity_minor: number; balance_minor: number };
+  /** A closed trade's pair statistics and journal row (but for the trade's id). */
+  closedTrade?: {
+    pair: { symbol: string; tally: PairTally; exists: boolean };
+    entry: { account_id: number; symbol: string; realized_pnl_minor: number; executed_at: number };
+  };
+}
+
+function statisticsWrite(
+  fill: Omit<RecordedFill, 'tradeId'>,
+  period: repo.PeriodRow,
+  pairRow: repo.PairStatsRow | undefined,
+): StatisticsWrite {
+  const equityMinor = fill.equity.toScaledNumber(2);
+  const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
+  const write: StatisticsWrite = {
+    periodId: Number(period.id),
+    period: { tally: repo.tallyFromRow(period), drawdown },
+    point: { account_id: fill.account.id, time: fill.executedAt, equity_minor: equityMinor, balance_minor: fill.balanceMinor },
+  };
+  if (!isClosingFill(fill.kind)) return write;
+  const pnl = Dec.scaled(fill.realizedMinor, 2);
+  write.period.tally = tallyClosedTrade(write.period.tally, pnl);
+  write.closedTrade = {
+    pair: {
+      symbol: fill.symbol,
+      tally: tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl),
+      exists: pairRow !== undefined,
+    },
+    entry: {
+      account_id: fill.account.id,
+      symbol: fill.symbol,
+      realized_pnl_minor: fill.realizedMinor,
+      executed_at: fill.executedAt,
+    },
+  };
+  return write;
+}
+
 /**
  * Records one execution in the fill's own transaction (docs/performance.md): a closed trade
  * updates the period's statistics and enters the journal; every execution writes an equity point
@@ -43,38 +95,39 @@ export const isClosingFill = (kind: FillKind) => kind === 'reduce' || kind === '
 export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Promise<void> {
   const readPeriod = fill.read?.period;
   const period = readPeriod ?? (await ensurePeriod(trx, fill.account, fill.tradeId));
-  const periodId = Number(period.id);
-  const equityMinor = fill.equity.toScaledNumber(2);
-  const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
-  const point = {
-    account_id: fill.account.id,
-    time: fill.executedAt,
-    equity_minor: equityMinor,
-    balance_minor: fill.balanceMinor,
-  };
-  if (!isClosingFill(fill.kind)) {
-    await repo.updatePeriodWithPoint(trx, periodId, repo.tallyFromRow(period), drawdown, point);
+  const readPair = readPeriod ? fill.read?.pairStats : undefined;
+  const pairRow = !isClosingFill(fill.kind)
+    ? undefined
+    : readPair === undefined
+      ? await repo.pairStatsOf(trx, Number(period.id), fill.symbol)
+      : (readPair ?? undefined);
+  const write = statisticsWrite(fill, period, pairRow);
+  if (!write.closedTrade) {
+    await repo.updatePeriodWithPoint(trx, write.periodId, write.period.tally, write.period.drawdown, write.point);
     return;
   }
-  const pnl = Dec.scaled(fill.realizedMinor, 2);
-  const readPair = readPeriod ? fill.read?.pairStats : undefined;
-  const pairRow = readPair === undefined ? await repo.pairStatsOf(trx, periodId, fill.symbol) : (readPair ?? undefined);
-  await repo.recordClosedTrade(
-    trx,
-    periodId,
-    { tally: tallyClosedTrade(repo.tallyFromRow(period), pnl), drawdown },
-    point,
-    {
-      symbol: fill.symbol,
-      tally: tallyPairTrade(repo.pairTallyFromRow(pairRow) ?? EMPTY_PAIR_TALLY, pnl),
-      exists: pairRow !== undefined,
-    },
-    {
-      trade_id: fill.tradeId,
-      account_id: fill.account.id,
-      symbol: fill.symbol,
-      realized_pnl_minor: fill.realizedMinor,
-      executed_at: fill.executedAt,
-    },
-  );
+  await repo.recordClosedTrade(trx, write.periodId, write.period, write.point, write.closedTrade.pair, {
+    ...write.closedTrade.entry,
+    trade_id: fill.tradeId,
+  });
+}
+
+/**
+ * The execution's statistics as values of the fill's own statement (trading/fill-statement.ts),
+ * when everything they need was read ahead with the order's reads: the period, and for a closed
+ * trade the pair's row. undefined otherwise (the period is yet to be created, or it was not
+ * read ahead): then `recordFill` writes them after the fill.
+ */
+export function statisticsOfFill(
+  fill: Omit<RecordedFill, 'tradeId'>,
+): { values: repo.FillStatisticsValues; closedTrade: boolean } | undefined {
+  const period = fill.read?.period;
+  if (!period) return undefined;
+  const pairStats = fill.read?.pairStats;
+  if (isClosingFill(fill.kind) && pairStats === undefined) return undefined;
+  const write = statisticsWrite(fill, period, pairStats ?? undefined);
+  return {
+    values: repo.fillStatisticsValues(write.periodId, write.period, write.point, write.closedTrade),
+    closedTrade: write.closedTrade !== undefined,
+  };
 }

@@ -1,6 +1,6 @@
 import { Dec, type DrawdownTally, type PairTally, type PerformanceTally } from '@pipdesk/contract';
-import type { Kysely, Selectable } from 'kysely';
-import { dbKindOf, prepare } from '../../db/prepared.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { type ComposedStatement, dbKindOf, prepare } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { insertPoint, type NewEquityPoint } from '../equity-curve/repo.js';
 import { insertEntry, type NewJournalEntry } from '../journal/repo.js';
@@ -106,21 +106,23 @@ const PERIOD_UPDATE_COLUMNS = [
   'max_drawdown_pct',
 ] as const;
 
-const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod', (q, value) =>
-  q
+/** The period's statistics and drawdown written (the `id` value's row). */
+function updatePeriodQuery(db: ComposedStatement, value: <K extends keyof PeriodUpdate>(name: K) => PeriodUpdate[K]) {
+  return db
     .updateTable('performance_periods')
     .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
-    .where('id', '=', value('id')),
-);
+    .where('id', '=', value('id'));
+}
+
+const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod', (q, value) => updatePeriodQuery(q, value));
 
 type FillPoint = Omit<NewEquityPoint, 'period_id'>;
 
-/**
- * On PostgreSQL, a fill's equity point and its period's update in one statement (one round trip
- * on the order path: docs/order-engine.md#round-trips). SQLite has no data-modifying CTE.
- */
 /** The fill's equity point as a CTE (`point`) of a statement that updates its period (`id`). */
-function withFillPoint(q: Q, value: <K extends keyof (FillPoint & { id: number })>(name: K) => (FillPoint & { id: number })[K]) {
+function withFillPoint(
+  q: ComposedStatement,
+  value: <K extends keyof (FillPoint & { id: number })>(name: K) => (FillPoint & { id: number })[K],
+) {
   return q.with('point', (db) =>
     db
       .insertInto('equity_points')
@@ -132,14 +134,15 @@ function withFillPoint(q: Q, value: <K extends keyof (FillPoint & { id: number }
         balance_minor: value('balance_minor'),
       })
       .returning('id'),
-  );
+  ) as unknown as ComposedStatement;
 }
 
+/**
+ * On PostgreSQL, a fill's equity point and its period's update in one statement (one round trip
+ * on the order path: docs/order-engine.md#round-trips). SQLite has no data-modifying CTE.
+ */
 const updatePeriodWithPointRow = prepare<PeriodUpdate & FillPoint, never>('performance.updatePeriodWithPoint', (q, value) =>
-  withFillPoint(q, value)
-    .updateTable('performance_periods')
-    .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
-    .where('id', '=', value('id')),
+  updatePeriodQuery(withFillPoint(q, value), value),
 );
 
 function periodUpdate(periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): PeriodUpdate {
@@ -181,12 +184,16 @@ type ClosedTradeValues = PeriodUpdate &
   };
 
 /**
- * On PostgreSQL, all a closed trade writes to the statistics in one statement
- * (docs/order-engine.md#round-trips): the equity point, the pair's statistics (inserted, or
- * replaced when the pair has a row already), the journal row and the period's update.
+ * A closed trade's pair statistics (`pair`: inserted, or replaced when the pair has a row
+ * already) and its journal row (`journal`) as CTEs. The journal row's trade is the
+ * `journal_trade_id` value, or, in a fill's own statement (`fill_trade`), the trade it inserts.
  */
-const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClosedTrade', (q, value) =>
-  withFillPoint(q, value)
+function withClosedTrade(
+  q: ComposedStatement,
+  value: <K extends keyof ClosedTradeValues>(name: K) => ClosedTradeValues[K],
+  trade: 'value' | 'fill_trade',
+) {
+  return q
     .with('pair', (db) =>
       db
         .insertInto('performance_pair_stats')
@@ -212,7 +219,7 @@ const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClos
       db
         .insertInto('journal_entries')
         .values({
-          trade_id: value('journal_trade_id'),
+          trade_id: trade === 'value' ? value('journal_trade_id') : sql<number>`(select "id" from "fill_trade")`,
           period_id: value('id'),
           account_id: value('journal_account_id'),
           symbol: value('journal_symbol'),
@@ -223,11 +230,53 @@ const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClos
           updated_at: null,
         })
         .returning('trade_id'),
-    )
-    .updateTable('performance_periods')
-    .set(Object.fromEntries(PERIOD_UPDATE_COLUMNS.map((c) => [c, value(c)])))
-    .where('id', '=', value('id')),
+    ) as unknown as ComposedStatement;
+}
+
+/**
+ * On PostgreSQL, all a closed trade writes to the statistics in one statement
+ * (docs/order-engine.md#round-trips): the equity point, the pair's statistics, the journal row
+ * and the period's update.
+ */
+const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClosedTrade', (q, value) =>
+  updatePeriodQuery(withClosedTrade(withFillPoint(q, value), value, 'value'), value),
 );
+
+/** The values of `withFillStatistics`: the point and the period's update, and a closed trade's rows. */
+export type FillStatisticsValues = Omit<ClosedTradeValues, 'journal_trade_id'>;
+
+/**
+ * A fill's statistics as CTEs of the fill's own statement on PostgreSQL
+ * (trading/fill-statement.ts): its equity point, for a closed trade the pair's statistics and
+ * the journal row (of the trade the statement inserts), and the period's update (`period`).
+ */
+export function withFillStatistics(
+  q: ComposedStatement,
+  value: <K extends keyof FillStatisticsValues>(name: K) => FillStatisticsValues[K],
+  closed: boolean,
+) {
+  const all = value as <K extends keyof ClosedTradeValues>(name: K) => ClosedTradeValues[K];
+  const point = withFillPoint(q, all);
+  const before = closed ? withClosedTrade(point, all, 'fill_trade') : point;
+  return before.with('period', (db) => updatePeriodQuery(db, all).returning('id')) as unknown as ComposedStatement;
+}
+
+/** The values of a fill's statistics (see `withFillStatistics`), as `recordClosedTrade` and `updatePeriodWithPoint` write them. */
+export function fillStatisticsValues(
+  periodId: number,
+  period: { tally: PerformanceTally; drawdown: DrawdownTally },
+  point: FillPoint,
+  closedTrade?: { pair: { symbol: string; tally: PairTally }; entry: Omit<ClosedTradeEntry, 'trade_id'> },
+): FillStatisticsValues {
+  const values: Record<string, unknown> = { ...periodUpdate(periodId, period.tally, period.drawdown), ...point };
+  if (closedTrade) {
+    for (const [c, x] of Object.entries(pairStatsValues(periodId, closedTrade.pair.symbol, closedTrade.pair.tally))) {
+      if (c !== 'period_id') values[`pair_${c}`] = x;
+    }
+    for (const [c, x] of Object.entries(closedTrade.entry)) values[`journal_${c}`] = x;
+  }
+  return values as FillStatisticsValues;
+}
 
 /**
  * A fill that closed a trade (docs/performance.md#definitions): its equity point, the pair's
@@ -242,12 +291,8 @@ export async function recordClosedTrade(
   entry: ClosedTradeEntry,
 ): Promise<void> {
   if (dbKindOf(trx) === 'postgres') {
-    const values: Record<string, unknown> = { ...periodUpdate(periodId, period.tally, period.drawdown), ...point };
-    for (const [c, x] of Object.entries(pairStatsValues(periodId, pair.symbol, pair.tally))) {
-      if (c !== 'period_id') values[`pair_${c}`] = x;
-    }
-    for (const [c, x] of Object.entries(entry)) values[`journal_${c}`] = x;
-    await closedTradeRow.execute(trx, values as ClosedTradeValues);
+    const values = fillStatisticsValues(periodId, period, point, { pair, entry });
+    await closedTradeRow.execute(trx, { ...values, journal_trade_id: entry.trade_id });
     return;
   }
   await savePairStats(trx, periodId, pair.symbol, pair.tally, pair.exists);
