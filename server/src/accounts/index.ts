@@ -1,7 +1,8 @@
 /**
  * Trader profiles, trading accounts and the ledger: created by sign-up tooling (CLI, demo
  * seed), used by trading. Balance always equals the sum of the account's ledger (docs/trading-rules.md#accounts-and-the-ledger);
- * `repo.postLedgerEntry` is the only way a balance changes.
+ * a balance changes only with its ledger row: `repo.postLedgerEntry`, or `repo.withRealizedPnl`
+ * inside a market order's fill statement on PostgreSQL.
  */
 export interface NewTrader {
   email: string;

@@ -86,27 +86,19 @@ export async function accountsByIds(q: Q, ids: readonly number[]) {
 }
 
 /**
- * Locks these accounts, in the order of their users' ids (the order every batch of placements
- * takes account locks in, so a caller holding several cannot deadlock with one), and returns
- * their rows as they are once locked. SQLite: the write transaction already serializes.
+ * Locks those of these accounts (at most a few hundred ids) that no other transaction holds,
+ * and returns their rows as they are once locked: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+ * the caller never waits for a lock while holding others, and so never deadlocks or holds up
+ * the accounts it already has. SQLite: the write transaction already serializes; all are returned.
  */
-export async function lockAccountsInUserOrder(trx: Q, accounts: readonly { id: number; userId: number }[]) {
-  const ordered = [...accounts].sort((a, b) => a.userId - b.userId);
-  const rows = [];
-  for (let i = 0; i < ordered.length; i += IDS_PER_QUERY) {
-    const chunk = ordered.slice(i, i + IDS_PER_QUERY).map((a) => a.id);
-    rows.push(
-      ...(await lockForUpdate(
-        dbKindOf(trx),
-        trx
-          .selectFrom('trading_accounts')
-          .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
-          .where('id', 'in', chunk)
-          .orderBy('user_id'),
-      ).execute()),
-    );
-  }
-  return rows;
+export async function lockFreeAccounts(trx: Q, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  const query = trx
+    .selectFrom('trading_accounts')
+    .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
+    .where('id', 'in', ids)
+    .orderBy('id');
+  return (dbKindOf(trx) === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
 }
 
 /** Creates the trader profile and a USD account funded by a deposit ledger entry. Run inside a write transaction. */

@@ -69,7 +69,7 @@ describe('the leader’s 15-minute points', () => {
 
 // A fill locks its account, then writes the period and an equity point (whose key takes a share lock
 // on the period); the sampler used to lock the periods, then write points (whose key takes a share
-// lock on the account): crossed, the two deadlocked.
+// lock on the account): crossed, the two deadlocked. It now locks the accounts first.
 describe.runIf(testDbKind === 'postgres')('a sample beside a fill on PostgreSQL', () => {
   it('loses neither’s drawdown: the period’s max drawdown is the fold of every point written', async () => {
     const trader = await insertSignedInTrader(t);
@@ -134,6 +134,50 @@ describe.runIf(testDbKind === 'postgres')('a sample beside a fill on PostgreSQL'
     const folded = maxDrawdownPct(points.map((p) => Dec.scaled(Number(p.equity_minor), 2)));
     expect(Dec.from(period.max_drawdown_pct).toString()).toBe(folded.toString());
     quote('EURUSD', 1.1);
+  });
+});
+
+describe.runIf(testDbKind === 'postgres')('an account held by another transaction', () => {
+  it('is skipped by the sample, which neither waits for it nor holds up the others', async () => {
+    const held = await insertSignedInTrader(t);
+    const free = await insertSignedInTrader(t);
+    quote('EURUSD', 1.1);
+    for (const trader of [held, free]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/trading/place-market-order/',
+        headers: trader.headers,
+        payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
+      });
+      expect(res.statusCode).toBe(201);
+    }
+    const points = async (trader: Trader) =>
+      equityCurveSchema.parse((await get(trader, '/api/trading/equity-curve/')).json().data).length;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const locking = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    // A long transaction holding the account, as a fill or a reset does while it runs.
+    const holder = t.ctx.db.kysely.transaction().execute(async (trx) => {
+      await trx.selectFrom('trading_accounts').select('id').where('id', '=', held.accountId!).forUpdate().execute();
+      locked();
+      await released;
+    });
+    await locking;
+    clock.advance(15 * 60 * 1000);
+    await sampler().sample(); // returns while the account is still held
+    expect(await points(held)).toBe(1);
+    expect(await points(free)).toBe(2);
+    release();
+    await holder;
+    clock.advance(15 * 60 * 1000);
+    await sampler().sample();
+    expect(await points(held)).toBe(2);
+    expect(await points(free)).toBe(3);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Dec, tallyEquityPoint } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
-import { accountsByIds, lockAccountsInUserOrder } from '../../accounts/index.js';
+import { lockFreeAccounts } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
 import { writeTransaction } from '../../db/transaction.js';
 import type { TradingDeps } from '../deps.js';
@@ -19,15 +19,15 @@ export const SAMPLE_EVERY_MS = 15 * MINUTE_MS;
 /** Points older than this are thinned to hourly buckets. */
 export const THIN_AFTER_MS = 30 * DAY_MS;
 export const THIN_BUCKET_MS = HOUR_MS;
-/** Accounts sampled per transaction (and locked together). */
-const ACCOUNTS_PER_TRANSACTION = 500;
+/** Accounts sampled per transaction: their fills wait for its writes, one round trip per drawdown moved. */
+const ACCOUNTS_PER_TRANSACTION = 100;
 
 type Deps = Pick<TradingDeps, 'db' | 'clock' | 'pricing' | 'log'>;
 
 /**
  * The equity curve's periodic work, run only by the price-source leader (it alone has every
  * price, and one writer keeps one point per account per sample): every 15 minutes one point for
- * each account with open positions, in transactions of 500 accounts, never per tick; then the
+ * each account with open positions, in transactions of 100 accounts, never per tick; then the
  * thinning of points that have just grown older than 30 days.
  */
 export class EquitySampler {
@@ -69,31 +69,31 @@ export class EquitySampler {
   }
 
   /**
-   * Writes one point for every account with open positions; returns how many. The accounts are
-   * locked first, in transactions of at most 500: a fill holds its account's lock while it reads
-   * and writes the period, so the sample and the fill see each other's peak and drawdown, and no
-   * account waits on the sampler for longer than its own group's writes.
+   * Writes one point for every account with open positions; returns how many. Each group of
+   * accounts is locked first, in a transaction of its own: a fill holds its account's lock while
+   * it reads and writes the period, so a sample and a fill see each other's balance, positions,
+   * peak and drawdown. An account whose lock is held is skipped this round: a fill under way
+   * writes its own point, and waiting for it would hold up the group's other accounts.
    */
   async sample(): Promise<number> {
     const { deps } = this;
-    const now = deps.clock.now();
     // Whom to sample, read without locks: only to know which accounts to lock.
-    const holders = new Set((await tradingRepo.allOpenPositions(deps.db.kysely)).map((p) => Number(p.account_id)));
-    const accounts = (await accountsByIds(deps.db.kysely, [...holders]))
-      .map((a) => ({ id: Number(a.id), userId: Number(a.user_id) }))
-      .sort((a, b) => a.userId - b.userId);
+    const holders = [...new Set((await tradingRepo.allOpenPositions(deps.db.kysely)).map((p) => Number(p.account_id)))].sort(
+      (a, b) => a - b,
+    );
     let written = 0;
-    for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_TRANSACTION) {
-      const group = accounts.slice(i, i + ACCOUNTS_PER_TRANSACTION);
-      written += await writeTransaction(deps.db, (trx) => this.sampleGroup(trx, group, now));
+    for (let i = 0; i < holders.length; i += ACCOUNTS_PER_TRANSACTION) {
+      const group = holders.slice(i, i + ACCOUNTS_PER_TRANSACTION);
+      written += await writeTransaction(deps.db, (trx) => this.sampleGroup(trx, group));
     }
     return written;
   }
 
-  /** One group's points, read and written under the group's account locks. */
-  private async sampleGroup(trx: Kysely<Database>, group: { id: number; userId: number }[], now: number): Promise<number> {
+  /** One group's points, read and written under the group's account locks, at the time they were taken. */
+  private async sampleGroup(trx: Kysely<Database>, group: number[]): Promise<number> {
     const { deps } = this;
-    const accounts = await lockAccountsInUserOrder(trx, group);
+    const accounts = await lockFreeAccounts(trx, group);
+    const now = deps.clock.now();
     const ids = accounts.map((a) => Number(a.id));
     const byAccount = new Map<number, PositionState[]>();
     for (const row of await tradingRepo.openPositionsOfAccounts(trx, ids)) {
