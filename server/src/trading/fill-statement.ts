@@ -55,11 +55,12 @@ export async function writeWholeFill(trx: Kysely<Database>, fill: WholeFill) {
   const values = fillValues(fill.position, fill.order, fill.trade);
   for (const [c, x] of Object.entries(fill.realizedPnl ?? {})) values[`pnl_${c}`] = x;
   for (const [c, x] of Object.entries(fill.statistics.values)) values[`stats_${c}`] = x;
+  // Only a closed trade realizes P&L, and a new position closes none: any other shape would leave
+  // a part of the fill unwritten.
+  if (fill.realizedPnl && !fill.statistics.closedTrade) throw new Error('P&L realized without a closed trade');
+  if (fill.position.kind === 'insert' && fill.statistics.closedTrade) throw new Error('A new position closes no trade');
   const statement =
     fill.position.kind === 'insert' ? opening : !fill.statistics.closedTrade ? adding : fill.realizedPnl ? closing : closingFlat;
-  if (fill.position.kind === 'insert' && (fill.realizedPnl || fill.statistics.closedTrade)) {
-    throw new Error('A new position closes no trade and realizes no P&L');
-  }
   const [row] = await statement.execute(trx, values);
   return fillIdsFromRow(row!);
 }
