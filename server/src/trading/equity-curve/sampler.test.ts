@@ -1,7 +1,8 @@
 import { Dec, equityCurveSchema, maxDrawdownPct, performanceSchema } from '@pipdesk/contract';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.js';
+import type { Database } from '../../db/schema.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { ScriptedPriceSource } from '../../market/sources/scripted.js';
 import { insertSignedInTrader } from '../../test/factories.js';
@@ -21,6 +22,41 @@ function quote(symbol: string, bid: number) {
   prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
 }
 const get = (trader: Trader, url: string) => t.app.inject({ method: 'GET', url, headers: trader.headers });
+/** A market BUY of one lot of EURUSD. */
+const buyLot = (trader: Trader) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/trading/place-market-order/',
+    headers: trader.headers,
+    payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
+  });
+
+/**
+ * Another transaction that takes `locks` and then stays open until `release` is called (on
+ * PostgreSQL, beside the app's own connections): resolves once the locks are held.
+ */
+async function holdOpen(locks: (trx: Kysely<Database>) => Promise<unknown>) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const done = t.ctx.db.kysely.transaction().execute(async (trx) => {
+    await locks(trx);
+    held();
+    await released;
+  });
+  await holding;
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}
 const sampler = (isLeader = true) =>
   new EquitySampler(
     { db: t.ctx.db, clock, pricing: new Pricing(t.market.pairs, t.market.prices), log: t.ctx.log },
@@ -40,13 +76,7 @@ describe('the leader’s 15-minute points', () => {
     const open = await insertSignedInTrader(t);
     const idle = await insertSignedInTrader(t);
     quote('EURUSD', 1.1);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/trading/place-market-order/',
-      headers: open.headers,
-      payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
-    });
-    expect(res.statusCode).toBe(201); // bought at 1.10001: equity 9,999.00
+    expect((await buyLot(open)).statusCode).toBe(201); // bought at 1.10001: equity 9,999.00
     clock.advance(15 * 60 * 1000);
     quote('EURUSD', 1.09); // the long is −1,001.00: equity 8,999.00
     // A follower writes nothing.
@@ -74,36 +104,16 @@ describe.runIf(testDbKind === 'postgres')('a sample beside a fill on PostgreSQL'
   it('loses neither’s drawdown: the period’s max drawdown is the fold of every point written', async () => {
     const trader = await insertSignedInTrader(t);
     quote('EURUSD', 1.1);
-    const buy = () =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/trading/place-market-order/',
-        headers: trader.headers,
-        payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
-      });
-    expect((await buy()).statusCode).toBe(201); // equity 9,999.00: the peak
+    expect((await buyLot(trader)).statusCode).toBe(201); // equity 9,999.00: the peak
     // A gate: until it opens, no equity point can be written, so the sampler waits to commit.
-    let open!: () => void;
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    const gate = t.ctx.db.kysely.transaction().execute(async (trx) => {
-      await sql`lock table equity_points in share mode`.execute(trx);
-      held();
-      await opened;
-    });
-    await holding;
+    const gate = await holdOpen((trx) => sql`lock table equity_points in share mode`.execute(trx));
     clock.advance(15 * 60 * 1000);
     quote('EURUSD', 1.09); // the sample sees 8,999.00: a 10 % drawdown from 9,999.00
     const sampling = sampler().sample();
     await new Promise((resolve) => setTimeout(resolve, 200));
     quote('EURUSD', 1.1);
     // The fill, at 9,998.00, comes while the sample has not committed; its fold must keep the sample's drawdown.
-    const second = buy();
+    const second = buyLot(trader);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // A deadlock between them would be found only after PostgreSQL's deadlock_timeout, and one of
     // them rolled back and retried: both finishing sooner means neither waited on the other in a circle.
@@ -111,8 +121,7 @@ describe.runIf(testDbKind === 'postgres')('a sample beside a fill on PostgreSQL'
       ms: number;
     }>`select extract(epoch from current_setting('deadlock_timeout')::interval) * 1000 as ms`.execute(t.ctx.db.kysely);
     const opening = performance.now();
-    open();
-    await gate;
+    await gate.release();
     await sampling; // (the first test’s trader is sampled too)
     expect((await second).statusCode).toBe(201);
     const waited = performance.now() - opening;
@@ -142,38 +151,18 @@ describe.runIf(testDbKind === 'postgres')('an account held by another transactio
     const held = await insertSignedInTrader(t);
     const free = await insertSignedInTrader(t);
     quote('EURUSD', 1.1);
-    for (const trader of [held, free]) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/trading/place-market-order/',
-        headers: trader.headers,
-        payload: { symbol: 'EURUSD', side: 'BUY', quantity: 1 },
-      });
-      expect(res.statusCode).toBe(201);
-    }
+    for (const trader of [held, free]) expect((await buyLot(trader)).statusCode).toBe(201);
     const points = async (trader: Trader) =>
       equityCurveSchema.parse((await get(trader, '/api/trading/equity-curve/')).json().data).length;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const locking = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
     // A long transaction holding the account, as a fill or a reset does while it runs.
-    const holder = t.ctx.db.kysely.transaction().execute(async (trx) => {
-      await trx.selectFrom('trading_accounts').select('id').where('id', '=', held.accountId!).forUpdate().execute();
-      locked();
-      await released;
-    });
-    await locking;
+    const holder = await holdOpen((trx) =>
+      trx.selectFrom('trading_accounts').select('id').where('id', '=', held.accountId!).forUpdate().execute(),
+    );
     clock.advance(15 * 60 * 1000);
     await sampler().sample(); // returns while the account is still held
     expect(await points(held)).toBe(1);
     expect(await points(free)).toBe(2);
-    release();
-    await holder;
+    await holder.release();
     clock.advance(15 * 60 * 1000);
     await sampler().sample();
     expect(await points(held)).toBe(2);
