@@ -48,8 +48,9 @@ describe('WAL checkpointer', () => {
     const { db, wal } = open({ restartFrames: 200, warnings });
     const written = await writeSteadily(db);
     // The server connection's own checkpoint waits for 10,000 pages (40 MB), so only the worker
-    // can have kept it small (it looks every 100 ms, in which these writes add about 4 MB).
-    expect(walMb(wal)).toBeLessThan(16);
+    // can have kept it under 32 MB (it looks every 100 ms, in which these writes add about 4 MB;
+    // a busy machine can delay it several times over: 23.6 MB was seen under a full CI run).
+    expect(walMb(wal)).toBeLessThan(32);
     expect(warnings).toEqual([]);
     const rows = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db.kysely);
     expect(Number(rows.rows[0]!.n)).toBe(written);
