@@ -32,6 +32,9 @@ function wholeFill(position: FillPositionWrite['kind'], pnl: boolean, closedTrad
   };
 }
 
+// The values of three modules under their prefixes: each part types its own values in its builder
+// (withFill, withRealizedPnl, withFillStatistics) and `writeWholeFill` fills them from those types,
+// so the composed statement's own map is loose rather than a fourth copy of their shapes.
 type Values = Record<string, unknown>;
 // One compiled statement for each shape a market order's fill takes.
 const opening = prepare<Values, FillIds>('trading.wholeFillOpening', wholeFill('insert', false, false));
