@@ -74,6 +74,28 @@ describe('Dec', () => {
     expect(JSON.stringify({ v: Dec.from('1.50') })).toBe('{"v":"1.5"}');
   });
 
+  it('gives the number its fixed text parses to, at every precision and size', () => {
+    const seed = Date.now() % 2 ** 31;
+    console.log(`Dec toNumber property seed ${seed}`);
+    const decimal = fc
+      .tuple(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 20 }))
+      .map(([units, decimals]) => Dec.scaled(units, decimals));
+    const expected = (a: Dec, decimals: number) => {
+      const n = Number(a.toFixed(decimals));
+      return Object.is(n, -0) ? 0 : n;
+    };
+    fc.assert(
+      fc.property(decimal, fc.integer({ min: 0, max: 20 }), (a, decimals) => {
+        expect(Object.is(a.toNumber(decimals), expected(a, decimals))).toBe(true);
+      }),
+      { seed, numRuns: 5000 },
+    );
+    // Money and prices as the sockets send them, at and near a half of the last place kept.
+    for (const text of ['110.005', '-110.005', '0.125', '-0.125', '1.10125', '9007199254740.99', '-0.0049', '90071992547409.915'])
+      for (const decimals of [2, 5])
+        expect(Object.is(Dec.from(text).toNumber(decimals), expected(Dec.from(text), decimals))).toBe(true);
+  });
+
   it('multiplies and divides by a whole number exactly as by the same number as a decimal', () => {
     const seed = Date.now() % 2 ** 31;
     console.log(`Dec integer-factor property seed ${seed}`);
