@@ -55,10 +55,26 @@ async function pgQuery(text) {
   const client = new pg.Client({ connectionString: PG_BASE });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text)).rows;
   } finally {
     await client.end();
   }
+}
+
+/**
+ * What the PostgreSQL server as a whole has done so far (null on SQLite): WAL bytes written and
+ * checkpoints started, timed or requested. Two readings around a run tell how much WAL an order
+ * costs and whether a checkpoint fell inside the run, which on a shared disk is when commit
+ * latency spikes (pg_stat_bgwriter counts both kinds up to PostgreSQL 16).
+ */
+export async function pgActivity() {
+  if (benchDb !== 'postgres') return null;
+  const [row] = await pgQuery(
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text as wal_bytes,
+            (checkpoints_timed + checkpoints_req)::text as checkpoints
+       from pg_stat_bgwriter`,
+  );
+  return { walBytes: Number(row.wal_bytes), checkpoints: Number(row.checkpoints) };
 }
 
 /** A fresh data folder; on PostgreSQL also a fresh schema tied to it. */

@@ -22,7 +22,17 @@
 // runs it with both off. Compare the two reports (bench/README.md).
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { benchDb, buildServer, pacedRun, parseArgs, prepareDatabase, processCpuSeconds, startServer, summary } from './lib.mjs';
+import {
+  benchDb,
+  buildServer,
+  pacedRun,
+  parseArgs,
+  pgActivity,
+  prepareDatabase,
+  processCpuSeconds,
+  startServer,
+  summary,
+} from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -146,7 +156,11 @@ if (RUNS > 1) {
 record(`orders.${benchDb}`, figures, {
   note:
     RUNS > 1
-      ? `median of ${RUNS} runs: ${each('orders/s', (r) => r.place_market_order.saturated.requests_per_second)}; ${each(RATE_LABEL, (r) => r.place_market_order.at_rate.latency_ms.p99)}`
+      ? `median of ${RUNS} runs: ${each('orders/s', (r) => r.place_market_order.saturated.requests_per_second)}; ${each(RATE_LABEL, (r) => r.place_market_order.at_rate.latency_ms.p99)}${
+          benchDb === 'postgres'
+            ? `; ${each('checkpoints during the rate run', (r) => r.place_market_order.at_rate.checkpoints_during_run)}`
+            : ''
+        }`
       : undefined,
 });
 process.exitCode =
@@ -161,11 +175,21 @@ async function measure() {
   try {
     const cpu = async (fn) => {
       const before = processCpuSeconds(server.pid);
+      const pgBefore = await pgActivity();
       const result = await fn();
       const after = processCpuSeconds(server.pid);
+      const pgAfter = await pgActivity();
+      const figures = 'latency_ms' in result ? result : summary(result);
       return {
-        ...('latency_ms' in result ? result : summary(result)),
+        ...figures,
         server_cpu_percent: before === undefined ? null : Math.round(((after - before) / SECONDS) * 100),
+        // PostgreSQL only: WAL per answered request, and checkpoints that started during the run.
+        ...(pgBefore && pgAfter
+          ? {
+              wal_bytes_per_request: Math.round((pgAfter.walBytes - pgBefore.walBytes) / Math.max(1, figures.requests)),
+              checkpoints_during_run: pgAfter.checkpoints - pgBefore.checkpoints,
+            }
+          : {}),
       };
     };
     /** An open-loop run at the offered rate (see pacedRun in lib.mjs). */
