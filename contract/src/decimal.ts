@@ -180,7 +180,7 @@ export class Dec {
       // The rounded count of 10^-decimals as a number, then one IEEE division by 10^decimals:
       // both are exact below 2^53 (and 10^22), and a division of exact operands rounds to the
       // nearest double, the same one parsing the fixed text gives, without building the text.
-      // Fan-out converts five figures per socket per tick (docs/ARCHITECTURE.md#sockets).
+      // Fan-out converts six figures per socket per tick (docs/ARCHITECTURE.md#sockets).
       const scaled = this.toScaled(decimals);
       if (scaled <= MAX_SAFE && scaled >= -MAX_SAFE) {
         const n = Number(scaled) / NUMBER_POW10[decimals]!;
