@@ -23,6 +23,11 @@ import {
  * the fill's as `withFill` names them, the P&L's `pnl_…`, the statistics' `stats_…`.
  */
 function wholeFill(position: FillPositionWrite['kind'], pnl: boolean, closedTrade: boolean) {
+  // The casts below: each part's `value` is typed by its own builder, so a prefixed lookup
+  // answers `never` (assignable to each); a statement is handed between parts as
+  // `ComposedStatement`, which drops the CTEs' types, and the last cast gives back `withFill`'s
+  // type, under which `fill_trade` can be selected (db/prepared.ts says why the CTEs' names are
+  // a convention between the parts rather than part of the type).
   return (q: Kysely<Database>, value: (name: string) => unknown) => {
     const prefixed = (prefix: string) => (n: string) => value(`${prefix}${n}`) as never;
     let statement = withFill(q, position, prefixed('')) as unknown as ComposedStatement;

@@ -250,9 +250,6 @@ type FillValues<K extends FillPositionWrite['kind']> = NewFillOrder & TradeValue
 const FILL_ORDER_COLUMNS = ORDER_COLUMNS.filter((c): c is FillOrderColumn => c !== 'position_id');
 const FILL_TRADE_COLUMNS = TRADE_COLUMNS.filter((c): c is FillTradeColumn => c !== 'order_id' && c !== 'position_id');
 
-/** The values of a fill's statement on PostgreSQL (see `withFill`), each table's under its prefix. */
-export type FillStatementValues<K extends FillPositionWrite['kind']> = FillValues<K>;
-
 /**
  * On PostgreSQL, a MARKET order's fill as CTEs of one statement (one round trip instead of three
  * on the order path: docs/order-engine.md#round-trips): the position written (`fill_position`,
