@@ -240,9 +240,10 @@ export async function untilHealthy({ child, url }) {
 
 /**
  * Starts the built server on the prepared data folder; resolves once it is healthy and quoting.
- * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load; `env` overrides settings.
+ * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load (by default those in
+ * BENCH_SERVER_NODE_ARGS, as socket-bench.mjs reads them); `env` overrides settings.
  */
-export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
+export async function startServer(dataDir, { nodeArgs = serverNodeArgsFromEnv(), env = {} } = {}) {
   const spawned = await spawnServer(dataDir, {
     nodeArgs,
     env: { PRICE_SOURCE: 'simulator', PRICE_SEED: '20260401', ...env },
@@ -262,6 +263,11 @@ export async function startServer(dataDir, { nodeArgs = [], env = {} } = {}) {
       if (schema) await pgQuery(`drop schema if exists ${schema} cascade`);
     },
   };
+}
+
+/** BENCH_SERVER_NODE_ARGS split into arguments, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof". */
+export function serverNodeArgsFromEnv() {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
 /** The figures of an autocannon result worth printing. */

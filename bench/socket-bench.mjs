@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { WebSocketServer } from 'ws';
-import { benchDb, freePort, processCpuSeconds, sleep, spawnServer, untilHealthy } from './lib.mjs';
+import { benchDb, freePort, processCpuSeconds, serverNodeArgsFromEnv, sleep, spawnServer, untilHealthy } from './lib.mjs';
 
 // The fan-out never touches the database per tick, so the socket benches run on SQLite only
 // (--db postgres would seed a schema the server never reads).
@@ -101,7 +101,7 @@ export async function startFeed(symbols) {
  * passes node flags to the server (e.g. to profile it).
  */
 export async function startServerOnFeed(dataDir, feedUrl, onLog) {
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = serverNodeArgsFromEnv();
   const spawned = await spawnServer(dataDir, {
     nodeArgs,
     // The socket benches run on SQLite (their figures are recorded as such).

@@ -1,6 +1,7 @@
 import { type KyselyPlugin, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/database.js';
+import { observeTransactions } from '../db/transaction.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import { createWriteBatcher } from './write-batcher.js';
 
@@ -118,6 +119,38 @@ describe('write batcher (group commit, both databases)', () => {
     // The first run stopped at the failing unit and was rolled back whole; the second ran them all.
     expect(['b0', 'b1', 'b2', 'b3', 'b4'].map((k) => runs.get(k))).toEqual([2, 2, 2, 2, 1]);
     expect(await storedKeys()).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b4']);
+  });
+
+  it('counts each transaction it runs in the metrics: a batch run again after a failure is a rollback, then a commit', async () => {
+    // A handle of its own, so that only this batcher's transactions are observed.
+    const db: Db = { ...t.ctx.db };
+    const seen: string[] = [];
+    observeTransactions(db, (outcome, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      seen.push(outcome);
+    });
+    const writes = createWriteBatcher(db);
+    const batch = (name: string, size: number, failing?: number) =>
+      Promise.allSettled(
+        Array.from({ length: size }, (_, i) =>
+          writes.run(async (trx) => {
+            await trx
+              .insertInto('idempotency_keys')
+              .values(row(`${name}${i}`, 1000 + i))
+              .execute();
+            if (i === failing) throw new Error('boom');
+            return i;
+          }, asUser(i)),
+        ),
+      );
+    await batch('a', 4);
+    expect(seen).toEqual(['commit']);
+    await batch('b', 4, 2);
+    expect(seen).toEqual(['commit', 'rollback', 'commit']);
+    // A batch of one that fails is rolled back, and nothing else runs.
+    await batch('c', 1, 0);
+    expect(seen).toEqual(['commit', 'rollback', 'commit', 'rollback']);
+    expect(await storedKeys()).toEqual(['a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'b3']);
   });
 
   it('a unit of work that fails on a database error (after several statements) is rolled back alone', async () => {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { transactionObserver, writeTransaction } from '../db/transaction.js';
+import { type TransactionObserver, transactionObserver, writeTransaction } from '../db/transaction.js';
 
 /** Runs a unit of work in a write transaction; see `createWriteBatcher`. */
 export interface WriteBatcher {
@@ -51,7 +51,7 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
   };
 
   /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
-  const commitBatch = (batch: Job[]) => withSavepointsOnFailure(batch, runTransaction);
+  const commitBatch = (batch: Job[]) => withSavepointsOnFailure(batch, runTransaction, observe);
 
   /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
   async function runTransaction(batch: Job[], isolated: boolean): Promise<Outcome[]> {
@@ -86,14 +86,16 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
 
   async function flush(): Promise<void> {
     const batch = queue.splice(0, maxBatch);
-    const started = performance.now();
+    let started = performance.now();
     try {
-      const outcomes = await commitBatch(batch).finally(() => {
+      const ran = await commitBatch(batch).finally(() => {
         scheduled = false;
         if (queue.length > 0) schedule();
       });
+      started = ran.started;
       await db.durable();
-      observe?.('commit', (performance.now() - started) / 1000);
+      observe?.(ran.committed ? 'commit' : 'rollback', (performance.now() - started) / 1000);
+      const { outcomes } = ran;
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
@@ -122,14 +124,28 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
  * fails is rolled back alone and the others are committed. Nobody has been answered before the
  * COMMIT, and a unit of work may run more than once (as a retried one does), so the second run
  * is invisible but for its time. A batch of one never needs the second run: its outcome stands.
+ * Each run is one transaction in the metrics: the first, rolled back, is observed here.
  */
 async function withSavepointsOnFailure<J>(
   batch: J[],
   runTransaction: (batch: J[], isolated: boolean) => Promise<Outcome[]>,
-): Promise<Outcome[]> {
+  observe: TransactionObserver | undefined,
+): Promise<RanBatch> {
+  const started = performance.now();
   const outcomes = await runTransaction(batch, false);
-  if (batch.length === 1 || outcomes.every((o) => o.ok)) return outcomes;
-  return runTransaction(batch, true);
+  const failed = outcomes.some((o) => !o.ok);
+  if (!failed || batch.length === 1) return { outcomes, started, committed: !failed };
+  // The first run is a transaction of its own in the metrics, rolled back; the caller times the second.
+  observe?.('rollback', (performance.now() - started) / 1000);
+  const again = performance.now();
+  return { outcomes: await runTransaction(batch, true), started: again, committed: true };
+}
+
+/** A batch's outcomes, and the transaction that stands: when it began, and whether it committed. */
+interface RanBatch {
+  outcomes: Outcome[];
+  started: number;
+  committed: boolean;
 }
 
 /** Serialization failures and deadlocks: the work is tried again, in a later transaction. */
@@ -204,7 +220,7 @@ function createPostgresBatcher(db: Db, options: { maxBatch?: number; lanes?: num
   }
 
   /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
-  const commitBatch = (batch: KeyedJob[]) => withSavepointsOnFailure(batch, runTransaction);
+  const commitBatch = (batch: KeyedJob[]) => withSavepointsOnFailure(batch, runTransaction, observe);
 
   /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
   async function runTransaction(batch: KeyedJob[], isolated: boolean): Promise<Outcome[]> {
@@ -236,12 +252,13 @@ function createPostgresBatcher(db: Db, options: { maxBatch?: number; lanes?: num
   }
 
   async function runBatch(batch: KeyedJob[]): Promise<void> {
-    const started = performance.now();
+    let started = performance.now();
     let outcomes: Outcome[];
     try {
-      outcomes = await commitBatch(batch);
+      const ran = await commitBatch(batch);
+      ({ outcomes, started } = ran);
       await db.durable();
-      observe?.('commit', (performance.now() - started) / 1000);
+      observe?.(ran.committed ? 'commit' : 'rollback', (performance.now() - started) / 1000);
     } catch (err) {
       observe?.('rollback', (performance.now() - started) / 1000);
       for (const job of batch) job.reject(err);
