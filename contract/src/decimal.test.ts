@@ -96,6 +96,32 @@ describe('Dec', () => {
         expect(Object.is(Dec.from(text).toNumber(decimals), expected(Dec.from(text), decimals))).toBe(true);
   });
 
+  it('reads plain decimal text as the same value as its exponent form (property)', () => {
+    const seed = Date.now() % 2 ** 31;
+    console.log(`Dec plain text property seed ${seed}`);
+    // Plain text takes a quick scan; the same value written with an exponent takes the general reader.
+    const text = fc.tuple(
+      fc.boolean(),
+      fc.stringMatching(/^[0-9]{1,25}$/),
+      fc.oneof(fc.constant(''), fc.stringMatching(/^[0-9]{1,24}$/)),
+    );
+    fc.assert(
+      fc.property(text, ([negative, whole, fraction]) => {
+        const plain = `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+        const exponent = `${negative ? '-' : ''}${whole}${fraction}e-${fraction.length}`;
+        expect(Dec.from(plain).eq(Dec.from(exponent))).toBe(true);
+        expect(Dec.from(` ${plain} `).eq(Dec.from(exponent))).toBe(true);
+      }),
+      { seed, numRuns: 5000 },
+    );
+    expect(Dec.from('-0').toString()).toBe('0');
+    expect(Dec.from('007.50').toString()).toBe('7.5');
+    expect(Dec.from('123456789012345.6').toString()).toBe('123456789012345.6');
+    expect(Dec.from('1.000000000000000000005').toString()).toBe('1.00000000000000000001');
+    for (const other of ['1.', '.5', '+2', '-.5']) expect(Dec.from(other).toString()).toBe(String(Number(other)));
+    for (const bad of ['-', '1.2.3', '1-2', '1,5', '--1', '1..2', '٣']) expect(() => Dec.from(bad)).toThrow(RangeError);
+  });
+
   it('multiplies and divides by a whole number exactly as by the same number as a decimal', () => {
     const seed = Date.now() % 2 ** 31;
     console.log(`Dec integer-factor property seed ${seed}`);

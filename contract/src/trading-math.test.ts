@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from './decimal.js';
 import {
@@ -14,6 +15,7 @@ import {
   type PairTerms,
   pipValueUsd,
   pnlInQuote,
+  UsdRate,
   unitsOf,
   usdRate,
 } from './trading-math.js';
@@ -115,6 +117,34 @@ describe('conversion to USD', () => {
     // 3.015 JPY at USDJPY 3 is exactly 1.005 USD → 1.01; (1 ÷ 3) rounded first would give 1.00
     const rate = usdRate('JPY', CATALOGUE, mids({ USDJPY: 3 }))!;
     expect(rate.convert('3.015').toFixed(2)).toBe('1.01');
+  });
+
+  it('converts with a whole divisor exactly as with the same divisor as a decimal (property)', () => {
+    const seed = Date.now() % 2 ** 31;
+    console.log(`UsdRate convert property seed ${seed}`);
+    const decimal = (max: bigint) =>
+      fc
+        .tuple(fc.bigInt({ min: -max, max }), fc.integer({ min: 0, max: 20 }))
+        .map(([units, decimals]) => Dec.scaled(units, decimals));
+    const positive = fc
+      .tuple(fc.bigInt({ min: 1n, max: 10n ** 12n }), fc.integer({ min: 0, max: 10 }))
+      .map(([units, decimals]) => Dec.scaled(units, decimals));
+    // A rate that only multiplies (CUSD, USD itself) takes the quick way; one that divides does not.
+    const rate = fc.oneof(
+      fc.constant(UsdRate.ONE),
+      positive.map((m) => new UsdRate(m, Dec.ONE)),
+      fc.tuple(positive, positive).map(([m, d]) => new UsdRate(m, d)),
+    );
+    const divisor = fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(1, 30, 50, 100, 400, -7));
+    fc.assert(
+      fc.property(decimal(10n ** 30n), rate, divisor, (amount, r, k) => {
+        expect(r.convert(amount, k).eq(r.convert(amount, Dec.from(String(k))))).toBe(true);
+        expect(r.convert(amount).eq(amount.times(r.multiply).div(r.divide))).toBe(true);
+      }),
+      { seed, numRuns: 3000 },
+    );
+    expect(UsdRate.ONE.convert('1', 3).toString()).toBe('0.33333333333333333333');
+    expect(() => UsdRate.ONE.convert('1', 0)).toThrow(RangeError);
   });
 
   it('is undefined while a needed price is missing', () => {

@@ -77,7 +77,11 @@ export class UsdRate {
 
   /** amount × rate ÷ divisor, with a single division. */
   convert(amount: DecInput, divisor: DecInput = 1): Dec {
-    return Dec.from(amount).times(this.multiply).div(this.divide.times(divisor));
+    const product = Dec.from(amount).times(this.multiply);
+    // Nothing to divide by but a whole divisor (a leverage; the rate of a currency with a
+    // XXXUSD pair): the same quotient, rounded the same way, from a division by an integer.
+    if (typeof divisor === 'number' && Number.isSafeInteger(divisor) && this.divide.eq(Dec.ONE)) return product.div(divisor);
+    return product.div(this.divide.times(divisor));
   }
 
   /** The rate as one decimal (for display; conversions use `convert`). */

@@ -4,14 +4,18 @@
 /** Chart candles and ranges are the contract's: the answer the client parses is the type the server builds. */
 export type { Candle, ChartRange } from '@pipdesk/contract';
 
-/** A price quote as the market knows it now. Prices are decimals at the pair's digits. */
+/**
+ * A price quote as the market knows it now. Prices are decimals at the pair's digits.
+ * One object is one tick: a new tick is a new object, never a change to the last one, so
+ * what is derived from a quote can be kept beside it (trading/math.ts `Pricing`).
+ */
 export interface Quote {
-  symbol: string;
-  bid: number;
-  ask: number;
-  mid: number;
+  readonly symbol: string;
+  readonly bid: number;
+  readonly ask: number;
+  readonly mid: number;
   /** Epoch ms of the tick. */
-  timestamp: number;
+  readonly timestamp: number;
 }
 
 /** A catalogue pair as the server uses it (the FxPair of docs/trading-rules.md#pairs). */

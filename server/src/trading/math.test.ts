@@ -100,6 +100,27 @@ describe('valuing positions and accounts at current prices', () => {
     expect(v.unrealizedPnl.toFixed(2)).toBe('689.66'); // 100,000 × 1 JPY ÷ 145
   });
 
+  it('converts at the latest tick of the route of each currency: a new tick of its pair, or none, changes the rate; a tick of another pair does not', () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.1, 1.1);
+    market.set('USDJPY', 145, 145);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const jpy = () => pricing.usdRate('JPY')?.toDec().toFixed(10);
+    const eur = () => pricing.usdRate('EUR')?.toDec().toFixed(10);
+    expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0068965517']);
+    expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0068965517']);
+    market.set('USDJPY', 150, 150);
+    expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0066666667']);
+    market.set('EURUSD', 1.2, 1.2);
+    expect([eur(), jpy()]).toEqual(['1.2000000000', '0.0066666667']);
+    // NZD goes through NZDUSD only; without its price it has no rate, then it has one.
+    expect(pricing.usdRate('NZD')).toBeUndefined();
+    market.set('NZDUSD', 0.6, 0.6);
+    expect(pricing.usdRate('NZD')?.toDec().toString()).toBe('0.6');
+    market.clear('NZDUSD');
+    expect(pricing.usdRate('NZD')).toBeUndefined();
+  });
+
   it('computes the account figures of docs/trading-rules.md#account-figures', () => {
     const market = new FakeMarket();
     market.set('EURUSD', 1.2, 1.2);

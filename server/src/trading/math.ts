@@ -127,6 +127,8 @@ export function exactQuote(bid: number, ask: number, digits: number): ExactQuote
 export class Pricing {
   private readonly exact = new WeakMap<Quote, ExactQuote>();
   private readonly routes = new Map<string, ConversionStep[] | null>();
+  /** Each currency's last rate and the quotes of its route it came from (see `usdRate`). */
+  private readonly rates = new Map<string, { quotes: (Quote | undefined)[]; rate: UsdRate | undefined }>();
 
   constructor(
     readonly pairs: PairCatalog,
@@ -160,12 +162,26 @@ export class Pricing {
       route = conversionRoute(currency, this.pairTerms()) ?? null;
       this.routes.set(currency, route);
     }
-    return route ? rateAlong(route, (s) => this.mid(s)) : undefined;
+    if (!route) return undefined;
+    // A rate depends only on the mids of its route, and a quote object is one tick (the price
+    // book replaces it, never changes it): while its route's ticks are the latest, a currency's
+    // rate is the one computed last. An order values every open position twice, two rates each.
+    const cached = this.rates.get(currency);
+    if (cached && sameQuotes(route, cached.quotes, this.prices)) return cached.rate;
+    const rate = rateAlong(route, (s) => this.mid(s));
+    this.rates.set(currency, { quotes: route.map((step) => this.prices.latest(step.symbol)), rate });
+    return rate;
   }
 
   private pairTerms() {
     return this.pairs.list().map((p) => ({ symbol: p.symbol, base_currency: p.baseCurrency, quote_currency: p.quoteCurrency }));
   }
+}
+
+/** Whether the latest quote of each step of `route` is still the one in `quotes`. */
+function sameQuotes(route: readonly ConversionStep[], quotes: readonly (Quote | undefined)[], prices: PriceBook): boolean {
+  for (let i = 0; i < route.length; i++) if (prices.latest(route[i]!.symbol) !== quotes[i]) return false;
+  return true;
 }
 
 export interface PositionValue {
