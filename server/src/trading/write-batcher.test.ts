@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../db/database.js';
 import { observeTransactions } from '../db/transaction.js';
 import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
-import { createWriteBatcher } from './write-batcher.js';
+import { createWriteBatcher, type WriteBatcher } from './write-batcher.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -53,6 +53,33 @@ function observed(db: Db, onResult: (statement: string) => Promise<void> | void)
 /** The options that let a unit of work share a transaction on both databases: the user it locks. */
 const asUser = (i: number) => ({ user: 1000 + i });
 
+/**
+ * Queues `size` units of work at once (so they share a batch), unit i storing key `${name}${i}`
+ * for user 1000 + i and answering i; unit `failing` throws after its insert. `onRun` hears
+ * each key every time its unit runs.
+ */
+function queueTogether(
+  writes: WriteBatcher,
+  name: string,
+  size: number,
+  failing?: number,
+  onRun?: (key: string) => void,
+): Promise<PromiseSettledResult<number>[]> {
+  return Promise.allSettled(
+    Array.from({ length: size }, (_, i) =>
+      writes.run(async (trx) => {
+        onRun?.(`${name}${i}`);
+        await trx
+          .insertInto('idempotency_keys')
+          .values(row(`${name}${i}`, 1000 + i))
+          .execute();
+        if (i === failing) throw new Error('boom');
+        return i;
+      }, asUser(i)),
+    ),
+  );
+}
+
 /** A table whose rows must reference a parent, checked only at COMMIT (deferred), on both databases. */
 async function createDeferredChild(): Promise<void> {
   await sql`create table batch_parent (id integer primary key)`.execute(t.ctx.db.kysely);
@@ -95,19 +122,7 @@ describe('write batcher (group commit, both databases)', () => {
     const runs = new Map<string, number>();
     // Five units queued together share one batch.
     const batch = (name: string, failing?: number) =>
-      Promise.allSettled(
-        Array.from({ length: 5 }, (_, i) =>
-          writes.run(async (trx) => {
-            runs.set(`${name}${i}`, (runs.get(`${name}${i}`) ?? 0) + 1);
-            await trx
-              .insertInto('idempotency_keys')
-              .values(row(`${name}${i}`, 1000 + i))
-              .execute();
-            if (i === failing) throw new Error('boom');
-            return i;
-          }, asUser(i)),
-        ),
-      );
+      queueTogether(writes, name, 5, failing, (key) => runs.set(key, (runs.get(key) ?? 0) + 1));
     const clean = await batch('a');
     expect(clean.map((r) => r.status)).toEqual(Array(5).fill('fulfilled'));
     expect(statements.filter((s) => s.includes('savepoint'))).toEqual([]);
@@ -130,19 +145,7 @@ describe('write batcher (group commit, both databases)', () => {
       seen.push(outcome);
     });
     const writes = createWriteBatcher(db);
-    const batch = (name: string, size: number, failing?: number) =>
-      Promise.allSettled(
-        Array.from({ length: size }, (_, i) =>
-          writes.run(async (trx) => {
-            await trx
-              .insertInto('idempotency_keys')
-              .values(row(`${name}${i}`, 1000 + i))
-              .execute();
-            if (i === failing) throw new Error('boom');
-            return i;
-          }, asUser(i)),
-        ),
-      );
+    const batch = (name: string, size: number, failing?: number) => queueTogether(writes, name, size, failing);
     await batch('a', 4);
     expect(seen).toEqual(['commit']);
     await batch('b', 4, 2);
