@@ -1,6 +1,6 @@
 import { Dec } from '@pipdesk/contract';
 import { describe, expect, it } from 'vitest';
-import { FakeMarket } from '../test/factories.js';
+import { FakeMarket, seededPairs } from '../test/factories.js';
 import { applyFill, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
 import { accountId, type PositionState, positionId } from './types.js';
 
@@ -108,8 +108,13 @@ describe('valuing positions and accounts at current prices', () => {
     const jpy = () => pricing.usdRate('JPY')?.toDec().toFixed(10);
     const eur = () => pricing.usdRate('EUR')?.toDec().toFixed(10);
     expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0068965517']);
-    expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0068965517']);
+    // Until a tick replaces a quote of its route, the rate is the one computed last.
+    expect(pricing.usdRate('JPY')).toBe(pricing.usdRate('JPY'));
+    const jpyBefore = pricing.usdRate('JPY');
+    market.set('EURUSD', 1.1, 1.1);
+    expect(pricing.usdRate('JPY')).toBe(jpyBefore);
     market.set('USDJPY', 150, 150);
+    expect(pricing.usdRate('JPY')).not.toBe(jpyBefore);
     expect([eur(), jpy()]).toEqual(['1.1000000000', '0.0066666667']);
     market.set('EURUSD', 1.2, 1.2);
     expect([eur(), jpy()]).toEqual(['1.2000000000', '0.0066666667']);
@@ -119,6 +124,26 @@ describe('valuing positions and accounts at current prices', () => {
     expect(pricing.usdRate('NZD')?.toDec().toString()).toBe('0.6');
     market.clear('NZDUSD');
     expect(pricing.usdRate('NZD')).toBeUndefined();
+  });
+
+  it('converts through a cross at the latest tick of each of its two pairs', () => {
+    const eurusd = seededPairs().find((p) => p.symbol === 'EURUSD')!;
+    // SEK has no USD pair here: SEK → EUR (÷ EURSEK) → USD (× EURUSD).
+    const market = new FakeMarket([
+      ...seededPairs(),
+      { ...eurusd, id: 99, symbol: 'EURSEK', name: 'EUR/SEK', quoteCurrency: 'SEK' },
+    ]);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const sek = () => pricing.usdRate('SEK')?.toDec().toFixed(10);
+    expect(sek()).toBeUndefined();
+    market.set('EURSEK', 11, 11);
+    expect(sek()).toBeUndefined();
+    market.set('EURUSD', 1.1, 1.1);
+    expect(sek()).toBe('0.1000000000');
+    market.set('EURUSD', 1.2, 1.2);
+    expect(sek()).toBe('0.1090909091');
+    market.set('EURSEK', 12, 12);
+    expect(sek()).toBe('0.1000000000');
   });
 
   it('computes the account figures of docs/trading-rules.md#account-figures', () => {

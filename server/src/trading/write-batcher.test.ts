@@ -156,6 +156,34 @@ describe('write batcher (group commit, both databases)', () => {
     expect(await storedKeys()).toEqual(['a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'b3']);
   });
 
+  it('times a batch run again from its own BEGIN, also when its COMMIT fails', async () => {
+    await createDeferredChild();
+    const db: Db = { ...t.ctx.db };
+    const seen: { outcome: string; seconds: number }[] = [];
+    observeTransactions(db, (outcome, seconds) => seen.push({ outcome, seconds }));
+    const writes = createWriteBatcher(db);
+    let firstRun = true;
+    const results = await Promise.allSettled([
+      // Slow the first time only, then it throws: the batch runs again with savepoints.
+      writes.run(async () => {
+        if (firstRun) {
+          firstRun = false;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+        throw new Error('boom');
+      }, asUser(0)),
+      // A child without a parent: the second run's COMMIT refuses it.
+      writes.run(async (trx) => {
+        await sql`insert into batch_child (id, parent) values (1, 42)`.execute(trx);
+        return 1;
+      }, asUser(1)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(seen.map((s) => s.outcome)).toEqual(['rollback', 'rollback']);
+    expect(seen[0]!.seconds).toBeGreaterThanOrEqual(0.29);
+    expect(seen[1]!.seconds).toBeLessThan(0.29);
+  });
+
   it('a unit of work that fails on a database error (after several statements) is rolled back alone', async () => {
     const writes = createWriteBatcher(t.ctx.db);
     const results = await Promise.allSettled(

@@ -51,7 +51,7 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
   };
 
   /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
-  const commitBatch = (batch: Job[]) => withSavepointsOnFailure(batch, runTransaction, observe);
+  const commitBatch = (batch: Job[], clock: BatchClock) => withSavepointsOnFailure(batch, runTransaction, observe, clock);
 
   /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
   async function runTransaction(batch: Job[], isolated: boolean): Promise<Outcome[]> {
@@ -86,23 +86,21 @@ export function createWriteBatcher(db: Db, options: { maxBatch?: number; lanes?:
 
   async function flush(): Promise<void> {
     const batch = queue.splice(0, maxBatch);
-    let started = performance.now();
+    const clock = { started: performance.now() };
     try {
-      const ran = await commitBatch(batch).finally(() => {
+      const { outcomes, committed } = await commitBatch(batch, clock).finally(() => {
         scheduled = false;
         if (queue.length > 0) schedule();
       });
-      started = ran.started;
       await db.durable();
-      observe?.(ran.committed ? 'commit' : 'rollback', (performance.now() - started) / 1000);
-      const { outcomes } = ran;
+      observe?.(committed ? 'commit' : 'rollback', (performance.now() - clock.started) / 1000);
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
         else job.reject(outcome.error);
       });
     } catch (err) {
-      observe?.('rollback', (performance.now() - started) / 1000);
+      observe?.('rollback', (performance.now() - clock.started) / 1000);
       for (const job of batch) job.reject(err);
     }
   }
@@ -130,22 +128,21 @@ async function withSavepointsOnFailure<J>(
   batch: J[],
   runTransaction: (batch: J[], isolated: boolean) => Promise<Outcome[]>,
   observe: TransactionObserver | undefined,
-): Promise<RanBatch> {
-  const started = performance.now();
+  clock: BatchClock,
+): Promise<{ outcomes: Outcome[]; committed: boolean }> {
   const outcomes = await runTransaction(batch, false);
   const failed = outcomes.some((o) => !o.ok);
-  if (!failed || batch.length === 1) return { outcomes, started, committed: !failed };
-  // The first run is a transaction of its own in the metrics, rolled back; the caller times the second.
-  observe?.('rollback', (performance.now() - started) / 1000);
-  const again = performance.now();
-  return { outcomes: await runTransaction(batch, true), started: again, committed: true };
+  if (!failed || batch.length === 1) return { outcomes, committed: !failed };
+  // The first run is a transaction of its own in the metrics, rolled back; the caller times the
+  // second from its own BEGIN, whether it commits or throws.
+  observe?.('rollback', (performance.now() - clock.started) / 1000);
+  clock.started = performance.now();
+  return { outcomes: await runTransaction(batch, true), committed: true };
 }
 
-/** A batch's outcomes, and the transaction that stands: when it began, and whether it committed. */
-interface RanBatch {
-  outcomes: Outcome[];
+/** When the batch's current transaction began (`performance.now()`), for its metric. */
+interface BatchClock {
   started: number;
-  committed: boolean;
 }
 
 /** Serialization failures and deadlocks: the work is tried again, in a later transaction. */
@@ -220,7 +217,7 @@ function createPostgresBatcher(db: Db, options: { maxBatch?: number; lanes?: num
   }
 
   /** Runs the batch (see `withSavepointsOnFailure`); the outcome of each job, or throws if a transaction failed. */
-  const commitBatch = (batch: KeyedJob[]) => withSavepointsOnFailure(batch, runTransaction, observe);
+  const commitBatch = (batch: KeyedJob[], clock: BatchClock) => withSavepointsOnFailure(batch, runTransaction, observe, clock);
 
   /** One transaction of the batch: each unit in its own SAVEPOINT when `isolated`, else up to the first that throws. */
   async function runTransaction(batch: KeyedJob[], isolated: boolean): Promise<Outcome[]> {
@@ -252,15 +249,15 @@ function createPostgresBatcher(db: Db, options: { maxBatch?: number; lanes?: num
   }
 
   async function runBatch(batch: KeyedJob[]): Promise<void> {
-    let started = performance.now();
+    const clock = { started: performance.now() };
     let outcomes: Outcome[];
     try {
-      const ran = await commitBatch(batch);
-      ({ outcomes, started } = ran);
+      const ran = await commitBatch(batch, clock);
+      outcomes = ran.outcomes;
       await db.durable();
-      observe?.(ran.committed ? 'commit' : 'rollback', (performance.now() - started) / 1000);
+      observe?.(ran.committed ? 'commit' : 'rollback', (performance.now() - clock.started) / 1000);
     } catch (err) {
-      observe?.('rollback', (performance.now() - started) / 1000);
+      observe?.('rollback', (performance.now() - clock.started) / 1000);
       for (const job of batch) job.reject(err);
       return;
     }
