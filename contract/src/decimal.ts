@@ -186,7 +186,7 @@ export class Dec {
   /** Like `toScaled`, as a JS number; throws when it would not be a safe integer. */
   toScaledNumber(decimals: number, mode: Rounding = 'half-up'): number {
     const n = this.toScaled(decimals, mode);
-    if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`Out of range: ${n}`);
+    if (n > MAX_SAFE || n < -MAX_SAFE) throw new RangeError(`Out of range: ${n}`);
     return Number(n);
   }
 

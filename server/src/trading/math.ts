@@ -122,7 +122,8 @@ export function exactQuote(bid: number, ask: number, digits: number): ExactQuote
 
 /**
  * Current prices and USD conversion from the in-memory catalogue and price book (no I/O).
- * Exact decimals are derived once per tick object; conversion routes once per currency.
+ * Exact decimals are derived once per tick object, conversion routes once per currency, and a
+ * currency's USD rate once per tick of its route.
  */
 export class Pricing {
   private readonly exact = new WeakMap<Quote, ExactQuote>();
@@ -165,7 +166,8 @@ export class Pricing {
     if (!route) return undefined;
     // A rate depends only on the mids of its route, and a quote object is one tick (the price
     // book replaces it, never changes it): while its route's ticks are the latest, a currency's
-    // rate is the one computed last. An order values every open position twice, two rates each.
+    // rate is the one computed last. An order values every open position of the account (twice
+    // when it adds exposure), with two rates each.
     const cached = this.rates.get(currency);
     if (cached && sameQuotes(route, cached.quotes, this.prices)) return cached.rate;
     const rate = rateAlong(route, (s) => this.mid(s));
