@@ -1,4 +1,5 @@
 import { Dec } from '@pipdesk/contract';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeMarket, seededPairs } from '../test/factories.js';
 import { applyFill, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
@@ -144,6 +145,105 @@ describe('valuing positions and accounts at current prices', () => {
     expect(sek()).toBe('0.1090909091');
     market.set('EURSEK', 12, 12);
     expect(sek()).toBe('0.1000000000');
+  });
+
+  it('values a position again when any input of its last valuation changes: its tick, either rate, its quantity, its entry or the leverage', () => {
+    const market = new FakeMarket();
+    market.set('EURJPY', 160, 160);
+    market.set('EURUSD', 1.1, 1.1);
+    market.set('USDJPY', 145, 145);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const figures = (p: PositionState, leverage = 100) => {
+      const v = valuePosition(p, leverage, pricing);
+      return [v.currentPrice?.toString(), v.unrealizedPnl.toFixed(2), v.margin.toFixed(2)];
+    };
+    const eurjpy = state('EURJPY', 100, '159', 9);
+    expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
+    expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
+    market.set('EURJPY', 161, 161); // its own tick
+    expect(figures(eurjpy)).toEqual(['161', '1379.31', '1100.00']);
+    market.set('USDJPY', 150, 150); // the quote currency's rate
+    expect(figures(eurjpy)).toEqual(['161', '1333.33', '1100.00']);
+    market.set('EURUSD', 1.2, 1.2); // the base currency's rate
+    expect(figures(eurjpy)).toEqual(['161', '1333.33', '1200.00']);
+    // Each step changes one input of the valuation before it.
+    const smaller = { ...eurjpy, quantityCentilots: 50 };
+    expect(figures(smaller)).toEqual(['161', '666.67', '600.00']);
+    const later = { ...smaller, averageEntryPrice: '160' };
+    expect(figures(later)).toEqual(['161', '333.33', '600.00']);
+    expect(figures(later, 50)).toEqual(['161', '333.33', '1200.00']);
+    market.clear('EURJPY');
+    expect(figures(eurjpy)).toEqual([undefined, '0.00', '1200.00']);
+  });
+
+  it('hands out a valuation of its own: changing one answer does not change the next', () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.2, 1.2);
+    const pricing = new Pricing(market.pairs, market.prices);
+    for (let i = 0; i < 3; i++) {
+      const answer = valuePosition(state('EURUSD', 100, '1.19'), 100, pricing);
+      expect([answer.currentPrice?.toString(), answer.unrealizedPnl.toFixed(2)]).toEqual(['1.2', '1000.00']);
+      answer.unrealizedPnl = Dec.from(-1);
+      answer.currentPrice = null;
+    }
+  });
+
+  it('values a position by its own pair: the same id under another pair of another contract size, both without a price', () => {
+    const eurusd = seededPairs().find((p) => p.symbol === 'EURUSD')!;
+    const market = new FakeMarket([
+      ...seededPairs(),
+      { ...eurusd, id: 98, symbol: 'EURMINI', quoteCurrency: 'JPY', contractSize: 1000 },
+    ]);
+    market.set('EURUSD', 1.1, 1.1);
+    const pricing = new Pricing(market.pairs, market.prices);
+    // No tick for either pair: no price and no P&L, the margin from the EUR rate alone.
+    expect(valuePosition(state('EURJPY', 100, '159', 9), 100, pricing).margin.toFixed(2)).toBe('1100.00');
+    expect(valuePosition(state('EURMINI', 100, '159', 9), 100, pricing).margin.toFixed(2)).toBe('11.00');
+  });
+
+  it('values as a fresh Pricing does, whatever the order of ticks and position changes (property)', () => {
+    const seed = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
+    console.log(`valuePosition reuse property seed ${seed}`);
+    const symbols = ['EURUSD', 'USDJPY', 'EURJPY', 'GBPUSD'] as const;
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant('tick' as const),
+        symbol: fc.constantFrom(...symbols),
+        bump: fc.integer({ min: -50, max: 50 }),
+      }),
+      fc.record({ kind: fc.constant('clear' as const), symbol: fc.constantFrom(...symbols) }),
+      fc.record({
+        kind: fc.constant('value' as const),
+        id: fc.integer({ min: 1, max: 3 }),
+        symbol: fc.constantFrom(...symbols),
+        centilots: fc.integer({ min: -500, max: 500 }),
+        entry: fc.constantFrom('1.1', '1.25', '145.5', '160.125'),
+        leverage: fc.constantFrom(30, 100),
+      }),
+    );
+    const base: Record<(typeof symbols)[number], number> = { EURUSD: 1.1, USDJPY: 145, EURJPY: 160, GBPUSD: 1.3 };
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const market = new FakeMarket();
+        const pricing = new Pricing(market.pairs, market.prices);
+        for (const s of steps) {
+          if (s.kind === 'tick') market.set(s.symbol, base[s.symbol] * (1 + s.bump / 1000));
+          else if (s.kind === 'clear') market.clear(s.symbol);
+          else {
+            const p = { ...state(s.symbol, s.centilots, s.entry), id: positionId(s.id) };
+            const text = (v: ReturnType<typeof valuePosition>) => [
+              v.currentPrice?.toString(),
+              v.unrealizedPnl.toString(),
+              v.margin.toString(),
+            ];
+            expect(text(valuePosition(p, s.leverage, pricing))).toEqual(
+              text(valuePosition(p, s.leverage, new Pricing(market.pairs, market.prices))),
+            );
+          }
+        }
+      }),
+      { seed, numRuns: 300 },
+    );
   });
 
   it('computes the account figures of docs/trading-rules.md#account-figures', () => {

@@ -130,6 +130,8 @@ export class Pricing {
   private readonly routes = new Map<string, ConversionStep[] | null>();
   /** Each currency's last rate and the quotes of its route it came from (see `usdRate`). */
   private readonly rates = new Map<string, { quotes: (Quote | undefined)[]; rate: UsdRate | undefined }>();
+  /** Each position's last valuation with what it was computed from (see `valuePosition`). */
+  private readonly valuations = new Map<number, Valuation>();
 
   constructor(
     readonly pairs: PairCatalog,
@@ -173,6 +175,17 @@ export class Pricing {
     const rate = rateAlong(route, (s) => this.mid(s));
     this.rates.set(currency, { quotes: route.map((step) => this.prices.latest(step.symbol)), rate });
     return rate;
+  }
+
+  /** The last valuation of position `id`, if one was kept. */
+  lastValuation(id: number): Valuation | undefined {
+    return this.valuations.get(id);
+  }
+
+  /** Keeps `valuation` as position `id`'s last. Past MAX_VALUATIONS all are dropped, the closed positions' with them. */
+  keepValuation(id: number, valuation: Valuation): void {
+    if (this.valuations.size >= MAX_VALUATIONS && !this.valuations.has(id)) this.valuations.clear();
+    this.valuations.set(id, valuation);
   }
 
   private pairTerms() {
@@ -226,19 +239,70 @@ export function valueOpenPosition(
 }
 
 /** Values an open position at current prices: unrealized P&L and margin in USD. */
+/**
+ * A position's valuation and everything it was computed from. The tick and the rates are
+ * compared by identity: `Pricing` hands out one object per tick (`quote`) and per tick of a
+ * rate's route (`usdRate`), so the same objects mean the same prices.
+ */
+export interface Valuation {
+  readonly pair: Pair;
+  readonly quantityCentilots: number;
+  readonly averageEntryPrice: string;
+  readonly leverage: number;
+  readonly quote: ExactQuote | undefined;
+  readonly quoteRate: UsdRate | undefined;
+  readonly baseRate: UsdRate | undefined;
+  readonly value: Readonly<PositionValue>;
+}
+
+/** Open positions whose last valuation `Pricing` keeps: a school's worth, a few hundred bytes each. */
+const MAX_VALUATIONS = 100_000;
+
+/**
+ * A position's valuation on the order path (`valueOpenPosition`). An order values every open
+ * position of its account, again after its fill, and once more for the fill's event; between
+ * two ticks of its pair and rates a position's value does not change unless its quantity or
+ * entry does, so the last valuation is reused when all of its inputs are the same.
+ */
 export function valuePosition(state: PositionState, leverage: number, pricing: Pricing): PositionValue {
-  const value: PositionValue = { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
   const pair = pricing.pair(state.symbol);
-  if (!pair || state.quantityCentilots === 0) return value;
-  return valueOpenPosition(
-    value,
+  if (!pair || state.quantityCentilots === 0) return { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
+  const quote = pricing.quote(state.symbol);
+  const quoteRate = pricing.usdRate(pair.quoteCurrency);
+  const baseRate = pricing.usdRate(pair.baseCurrency);
+  const last = pricing.lastValuation(state.id);
+  if (
+    last !== undefined &&
+    last.pair === pair &&
+    last.quantityCentilots === state.quantityCentilots &&
+    last.averageEntryPrice === state.averageEntryPrice &&
+    last.leverage === leverage &&
+    last.quote === quote &&
+    last.quoteRate === quoteRate &&
+    last.baseRate === baseRate
+  ) {
+    return { ...last.value };
+  }
+  const value = valueOpenPosition(
+    { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO },
     lotsFromCentilots(state.quantityCentilots).times(pair.contractSize),
     Dec.from(state.averageEntryPrice),
     leverage,
-    pricing.quote(state.symbol),
-    pricing.usdRate(pair.quoteCurrency),
-    pricing.usdRate(pair.baseCurrency),
+    quote,
+    quoteRate,
+    baseRate,
   );
+  pricing.keepValuation(state.id, {
+    pair,
+    quantityCentilots: state.quantityCentilots,
+    averageEntryPrice: state.averageEntryPrice,
+    leverage,
+    quote,
+    quoteRate,
+    baseRate,
+    value: { ...value },
+  });
+  return value;
 }
 
 export interface AccountValue {
