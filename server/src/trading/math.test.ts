@@ -76,6 +76,15 @@ describe('valuing positions and accounts at current prices', () => {
     closedAt: null,
   });
 
+  /** EURJPY at 160, with its EUR (EURUSD 1.1) and JPY (USDJPY 145) rates. */
+  const eurJpyAt160 = () => {
+    const market = new FakeMarket();
+    market.set('EURJPY', 160, 160);
+    market.set('EURUSD', 1.1, 1.1);
+    market.set('USDJPY', 145, 145);
+    return { market, pricing: new Pricing(market.pairs, market.prices) };
+  };
+
   it('values a long at bid and a short at ask, converting the quote currency to USD', () => {
     const market = new FakeMarket();
     market.set('USDJPY', 114.44, 114.46); // mid 114.45
@@ -91,11 +100,7 @@ describe('valuing positions and accounts at current prices', () => {
   });
 
   it('values a cross through the catalogue (EURJPY margin in EURUSD, P&L in USDJPY)', () => {
-    const market = new FakeMarket();
-    market.set('EURJPY', 160, 160);
-    market.set('EURUSD', 1.1, 1.1);
-    market.set('USDJPY', 145, 145);
-    const pricing = new Pricing(market.pairs, market.prices);
+    const { pricing } = eurJpyAt160();
     const v = valuePosition(state('EURJPY', 100, '159', 9), 100, pricing);
     expect(v.margin.toFixed(2)).toBe('1100.00'); // 100,000 EUR × 1.1 ÷ 100
     expect(v.unrealizedPnl.toFixed(2)).toBe('689.66'); // 100,000 × 1 JPY ÷ 145
@@ -148,11 +153,7 @@ describe('valuing positions and accounts at current prices', () => {
   });
 
   it('values a position again when any input of its last valuation changes: its tick, either rate, its quantity, its entry or the leverage', () => {
-    const market = new FakeMarket();
-    market.set('EURJPY', 160, 160);
-    market.set('EURUSD', 1.1, 1.1);
-    market.set('USDJPY', 145, 145);
-    const pricing = new Pricing(market.pairs, market.prices);
+    const { market, pricing } = eurJpyAt160();
     const figures = (p: PositionState, leverage = 100) => {
       const v = valuePosition(p, leverage, pricing);
       return [v.currentPrice?.toString(), v.unrealizedPnl.toFixed(2), v.margin.toFixed(2)];

@@ -238,7 +238,6 @@ export function valueOpenPosition(
   return out;
 }
 
-/** Values an open position at current prices: unrealized P&L and margin in USD. */
 /**
  * A position's valuation and everything it was computed from. The tick and the rates are
  * compared by identity: `Pricing` hands out one object per tick (`quote`) and per tick of a
@@ -259,8 +258,9 @@ export interface Valuation {
 const MAX_VALUATIONS = 100_000;
 
 /**
- * A position's valuation on the order path (`valueOpenPosition`). An order values every open
- * position of its account, again after its fill, and once more for the fill's event; between
+ * Values an open position at current prices: unrealized P&L and margin in USD
+ * (`valueOpenPosition`). An order values every open position of its account, again after its
+ * fill, and once more for the fill's event; between
  * two ticks of its pair and rates a position's value does not change unless its quantity or
  * entry does, so the last valuation is reused when all of its inputs are the same.
  */
