@@ -2,7 +2,7 @@ import { Dec } from '@pipdesk/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeMarket, seededPairs } from '../test/factories.js';
-import { applyFill, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
+import { applyFill, MAX_VALUATIONS, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
 import { accountId, type PositionState, positionId } from './types.js';
 
 const d = (v: number | string) => Dec.from(v);
@@ -161,6 +161,13 @@ describe('valuing positions and accounts at current prices', () => {
     const eurjpy = state('EURJPY', 100, '159', 9);
     expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
     expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
+    // Between ticks the last valuation is handed out again (its figures are the same objects).
+    const again = [valuePosition(eurjpy, 100, pricing), valuePosition(eurjpy, 100, pricing)];
+    expect(again[1]!.unrealizedPnl).toBe(again[0]!.unrealizedPnl);
+    expect(again[1]!.margin).toBe(again[0]!.margin);
+    // A position not stored yet (id 0, a fill's new one on PostgreSQL) is valued afresh each time.
+    const unsaved = { ...eurjpy, id: positionId(0) };
+    expect(valuePosition(unsaved, 100, pricing).margin).not.toBe(valuePosition(unsaved, 100, pricing).margin);
     market.set('EURJPY', 161, 161); // its own tick
     expect(figures(eurjpy)).toEqual(['161', '1379.31', '1100.00']);
     market.set('USDJPY', 150, 150); // the quote currency's rate
@@ -189,6 +196,29 @@ describe('valuing positions and accounts at current prices', () => {
     }
   });
 
+  it(`keeps at most ${MAX_VALUATIONS.toLocaleString('en-US')} valuations: past that it starts again from none`, () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.2, 1.2);
+    market.set('GBPUSD', 1.3, 1.3);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const at = (id: number, symbol = 'GBPUSD') =>
+      valuePosition({ ...state(symbol, 100, '1.19'), id: positionId(id) }, 100, pricing).margin;
+    const first = at(1, 'EURUSD');
+    const second = at(2);
+    for (let id = 3; id <= MAX_VALUATIONS; id++) at(id);
+    // Full: a position valued again at a new tick takes its own place back, the others stay.
+    market.set('EURUSD', 1.25, 1.25);
+    const firstNow = at(1, 'EURUSD');
+    expect(firstNow).not.toBe(first);
+    expect(at(2)).toBe(second);
+    // One more position: all are dropped, then each is valued afresh.
+    at(MAX_VALUATIONS + 1);
+    const afterClear = at(2);
+    expect(afterClear).not.toBe(second);
+    expect(afterClear.toFixed(2)).toBe(second.toFixed(2));
+    expect(at(1, 'EURUSD')).not.toBe(firstNow);
+  });
+
   it('values a position by its own pair: the same id under another pair of another contract size, both without a price', () => {
     const eurusd = seededPairs().find((p) => p.symbol === 'EURUSD')!;
     const market = new FakeMarket([
@@ -203,8 +233,8 @@ describe('valuing positions and accounts at current prices', () => {
   });
 
   it('values as a fresh Pricing does, whatever the order of ticks and position changes (property)', () => {
-    const seed = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
-    console.log(`valuePosition reuse property seed ${seed}`);
+    const seed = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : Date.now() % 2 ** 31;
+    console.log(`valuePosition reuse property seed ${seed} (replay with PROPERTY_SEED=${seed})`);
     const symbols = ['EURUSD', 'USDJPY', 'EURJPY', 'GBPUSD'] as const;
     const step = fc.oneof(
       fc.record({

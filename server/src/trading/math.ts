@@ -255,14 +255,15 @@ export interface Valuation {
 }
 
 /** Open positions whose last valuation `Pricing` keeps: a school's worth, a few hundred bytes each. */
-const MAX_VALUATIONS = 100_000;
+export const MAX_VALUATIONS = 100_000;
 
 /**
  * Values an open position at current prices: unrealized P&L and margin in USD
- * (`valueOpenPosition`). An order values every open position of its account, again after its
- * fill, and once more for the fill's event; between
- * two ticks of its pair and rates a position's value does not change unless its quantity or
- * entry does, so the last valuation is reused when all of its inputs are the same.
+ * (`valueOpenPosition`). An order values every open position of its account after its fill
+ * (and before it, when it adds exposure), then the filled one for its event; between two ticks
+ * of its pair and rates nothing else changes a position's value but its quantity, its entry and
+ * the leverage, so the last valuation is reused while all of its inputs are the same. A
+ * position not yet stored (id 0) is valued afresh.
  */
 export function valuePosition(state: PositionState, leverage: number, pricing: Pricing): PositionValue {
   const pair = pricing.pair(state.symbol);
@@ -292,16 +293,17 @@ export function valuePosition(state: PositionState, leverage: number, pricing: P
     quoteRate,
     baseRate,
   );
-  pricing.keepValuation(state.id, {
-    pair,
-    quantityCentilots: state.quantityCentilots,
-    averageEntryPrice: state.averageEntryPrice,
-    leverage,
-    quote,
-    quoteRate,
-    baseRate,
-    value: { ...value },
-  });
+  if (state.id > 0)
+    pricing.keepValuation(state.id, {
+      pair,
+      quantityCentilots: state.quantityCentilots,
+      averageEntryPrice: state.averageEntryPrice,
+      leverage,
+      quote,
+      quoteRate,
+      baseRate,
+      value: { ...value },
+    });
   return value;
 }
 
