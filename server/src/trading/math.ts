@@ -238,6 +238,11 @@ export function valueOpenPosition(
   return out;
 }
 
+/** A new valuation of nothing: no price, no P&L, no margin (`valueOpenPosition` fills it in). */
+export function noValue(): PositionValue {
+  return { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
+}
+
 /**
  * A position's valuation and everything it was computed from. The tick and the rates are
  * compared by identity: `Pricing` hands out one object per tick (`quote`) and per tick of a
@@ -267,7 +272,7 @@ export const MAX_VALUATIONS = 100_000;
  */
 export function valuePosition(state: PositionState, leverage: number, pricing: Pricing): PositionValue {
   const pair = pricing.pair(state.symbol);
-  if (!pair || state.quantityCentilots === 0) return { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
+  if (!pair || state.quantityCentilots === 0) return noValue();
   const quote = pricing.quote(state.symbol);
   const quoteRate = pricing.usdRate(pair.quoteCurrency);
   const baseRate = pricing.usdRate(pair.baseCurrency);
@@ -285,7 +290,7 @@ export function valuePosition(state: PositionState, leverage: number, pricing: P
     return { ...last.value };
   }
   const value = valueOpenPosition(
-    { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO },
+    noValue(),
     lotsFromCentilots(state.quantityCentilots).times(pair.contractSize),
     Dec.from(state.averageEntryPrice),
     leverage,

@@ -8,7 +8,7 @@ import {
   UsdRate,
 } from '@pipdesk/contract';
 import type { Pair, Quote } from '../../market/index.js';
-import { type ExactQuote, exactQuote, type PositionValue, valueOpenPosition } from '../math.js';
+import { type ExactQuote, exactQuote, noValue, type PositionValue, valueOpenPosition } from '../math.js';
 import type { OpenBookAccount, PositionState } from '../types.js';
 
 /** One open position in memory, valued at the latest prices. */
@@ -89,7 +89,7 @@ export class LiveBook {
   /** The tick whose listeners are being notified (null otherwise): lets the streams time a fan-out from its tick. */
   currentTick: Quote | null = null;
   /** Reused by every revaluation: a tick values its positions without allocating a result each. */
-  private readonly value: PositionValue = { currentPrice: null, unrealizedPnl: Dec.ZERO, margin: Dec.ZERO };
+  private readonly value: PositionValue = noValue();
 
   constructor(
     catalogue: readonly Pair[],
