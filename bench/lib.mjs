@@ -313,6 +313,8 @@ export async function fireAtRate({ rate, total, fire }) {
  * interval, which measures neither). Latency counts from the due time, so time spent queued
  * in the client or the socket pool is included. The first `warmupSeconds` run at the same rate
  * unrecorded (new connections, JIT). `request(i)` returns {method, path, headers, body}.
+ * The client shares the machine, so its own event-loop delay over the run is reported beside
+ * (`client_event_loop_delay`): a late client shows there, not as the server's latency alone.
  */
 export async function pacedRun({ url, rate, seconds, connections, request, warmupSeconds = 3 }) {
   const { Agent, request: httpRequest } = await import('node:http');
@@ -323,6 +325,9 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
   const latencies = [];
   const statuses = {};
   let errors = 0;
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+  clientLoop.enable();
   const fire = (i, due) =>
     new Promise((resolve) => {
       const r = request(i);
@@ -346,6 +351,7 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
     });
   await fireAtRate({ rate, total, fire });
   agent.destroy();
+  clientLoop.disable();
   latencies.sort((a, b) => a - b);
   const at = (p) => Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1));
   const non2xx = Object.entries(statuses)
@@ -357,5 +363,6 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
     requests: latencies.length,
     non_2xx: non2xx,
     errors,
+    client_event_loop_delay: { p99_ms: Math.round(clientLoop.percentile(99) / 1e6), max_ms: Math.round(clientLoop.max / 1e6) },
   };
 }
