@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 export const root = path.resolve(import.meta.dirname, '..');
@@ -307,14 +308,30 @@ export async function fireAtRate({ rate, total, fire }) {
 }
 
 /**
+ * This process's event-loop delay from now on: the client shares the machine with the server,
+ * so a late client shows here rather than as the server's latency alone. `reset()` at the end of
+ * a warm-up, `stop()` for the figures (ms), sampled by a 10 ms timer whose interval they include.
+ */
+export function clientLoopDelay() {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return {
+    reset: () => histogram.reset(),
+    stop: () => {
+      histogram.disable();
+      return { p99_ms: Math.round(histogram.percentile(99) / 1e6), max_ms: Math.round(histogram.max / 1e6) };
+    },
+  };
+}
+
+/**
  * An open-loop run at a steady rate: request i is due at start + i ÷ rate, whatever the
  * answers before it (autocannon's `overallRate` instead lets each connection burst its share
  * at the start of every second and then corrects for coordinated omission with a 1 ms
  * interval, which measures neither). Latency counts from the due time, so time spent queued
  * in the client or the socket pool is included. The first `warmupSeconds` run at the same rate
  * unrecorded (new connections, JIT). `request(i)` returns {method, path, headers, body}.
- * The client shares the machine, so its own event-loop delay over the run is reported beside
- * (`client_event_loop_delay`): a late client shows there, not as the server's latency alone.
+ * The client's own event-loop delay after the warm-up is reported beside (`clientLoopDelay`).
  */
 export async function pacedRun({ url, rate, seconds, connections, request, warmupSeconds = 3 }) {
   const { Agent, request: httpRequest } = await import('node:http');
@@ -325,11 +342,10 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
   const latencies = [];
   const statuses = {};
   let errors = 0;
-  const { monitorEventLoopDelay } = await import('node:perf_hooks');
-  const clientLoop = monitorEventLoopDelay({ resolution: 10 });
-  clientLoop.enable();
+  const clientLoop = clientLoopDelay();
   const fire = (i, due) =>
     new Promise((resolve) => {
+      if (i === warmup) clientLoop.reset();
       const r = request(i);
       const req = httpRequest(
         { host: target.hostname, port: target.port, method: r.method, path: r.path, headers: r.headers, agent },
@@ -351,7 +367,7 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
     });
   await fireAtRate({ rate, total, fire });
   agent.destroy();
-  clientLoop.disable();
+  const clientDelay = clientLoop.stop();
   latencies.sort((a, b) => a - b);
   const at = (p) => Number(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1));
   const non2xx = Object.entries(statuses)
@@ -363,6 +379,6 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
     requests: latencies.length,
     non_2xx: non2xx,
     errors,
-    client_event_loop_delay: { p99_ms: Math.round(clientLoop.percentile(99) / 1e6), max_ms: Math.round(clientLoop.max / 1e6) },
+    client_event_loop_delay: clientDelay,
   };
 }

@@ -10,7 +10,8 @@ import { startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
  * PostgreSQL on the same machine, reached through its Unix socket rather than TCP
  * (docs/deployment.md#postgresql-on-the-same-machine): `DATABASE_URL` names the socket's folder
  * as `?host=`, and the whole server runs on it. The folder is the one the test server says it
- * listens in, so the test needs nothing of this machine's layout.
+ * listens in, and the port names the socket in it. It needs the test server on this machine (as
+ * CI's is) and a `local` rule in its pg_hba.conf that admits the test user.
  */
 describe.runIf(testDbKind === 'postgres')('DATABASE_URL through the Unix socket', () => {
   const prices = new ScriptedPriceSource();
@@ -21,11 +22,16 @@ describe.runIf(testDbKind === 'postgres')('DATABASE_URL through the Unix socket'
     const tcp = new URL(process.env.TEST_DATABASE_URL!);
     const client = new pg.Client({ connectionString: tcp.toString() });
     await client.connect();
-    const { rows } = await client.query<{ unix_socket_directories: string }>('show unix_socket_directories');
-    await client.end();
-    const folder = rows[0]!.unix_socket_directories.split(',')[0]!.trim();
-    const user = tcp.username ? `${tcp.username}@` : '';
-    const socketUrl = `postgres://${user}/${tcp.pathname.slice(1)}?host=${encodeURIComponent(folder)}`;
+    let folders: string;
+    try {
+      folders = (await client.query<{ unix_socket_directories: string }>('show unix_socket_directories')).rows[0]!
+        .unix_socket_directories;
+    } finally {
+      await client.end();
+    }
+    const folder = folders.split(',')[0]!.trim();
+    const user = tcp.username ? `${tcp.username}${tcp.password ? `:${tcp.password}` : ''}@` : '';
+    const socketUrl = `postgres://${user}/${tcp.pathname.slice(1)}?host=${encodeURIComponent(folder)}&port=${tcp.port || 5432}`;
     t = await startTestApp({ priceSource: prices, clock, env: { DATABASE_URL: socketUrl } });
     prices.push({ symbol: 'EURUSD', bid: 1.085, ask: 1.0852, timestamp: clock.now() });
   });

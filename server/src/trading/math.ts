@@ -186,8 +186,8 @@ export class Pricing {
    * Keeps `valuation` as position `id`'s last. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
    * first kept make room (a Map iterates in insertion order), so closed positions age out and
    * an open one dropped is valued afresh once. They go many at once because each walk from the
-   * Map's start steps over the places earlier deletions left there: one at a time made a
-   * valuation past the cap 17× slower.
+   * Map's start steps over the places earlier deletions left there (one at a time was measured
+   * far slower past the cap: docs/decisions.md, bench/valuation.mjs).
    */
   keepValuation(id: number, valuation: Valuation): void {
     if (this.valuations.size >= MAX_VALUATIONS && !this.valuations.has(id)) {
