@@ -98,12 +98,18 @@ export function databaseUrlFor(dataDir) {
   return schema ? pgUrlIn(schema) : '';
 }
 
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
+/** A module of the built server (`server/dist/<p>`). */
+export const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 /** The symbols of the seeded catalogue (docs/trading-rules.md#pairs), in catalogue order, from the built server. */
 export async function pairSymbols() {
   const { PAIR_SEEDS } = await dist('market/catalogue.js');
   return PAIR_SEEDS.map((seed) => seed.symbol);
+}
+
+/** The seeded catalogue as the server's `Pair` objects, ids 1..12, for the benches that run its code in process. */
+export async function seededPairs() {
+  return (await dist('market/catalogue.js')).seededPairs();
 }
 
 /** Builds (incrementally) the server the benchmark runs. */

@@ -31,7 +31,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { buildServer, parseArgs, root } from './lib.mjs';
+import { buildServer, parseArgs, root, seededPairs } from './lib.mjs';
 
 if (typeof global.gc !== 'function') {
   // Heap figures need a full collection before each reading.
@@ -51,7 +51,6 @@ const GOAL_P99_MS = 0.2;
 
 buildServer();
 const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
-const { PAIR_SEEDS, seedRow } = await dist('market/catalogue.js');
 const { REFERENCE_USD_VALUE } = await dist('market/legs.js');
 const { MemoryPriceBook } = await dist('market/price-book.js');
 const { MemoryBus } = await dist('realtime/bus.js');
@@ -60,23 +59,7 @@ const { createOrderEngine } = await dist('trading/engine/index.js');
 
 // ---------------------------------------------------------------- the market
 
-const PAIRS = PAIR_SEEDS.map((seed, i) => {
-  const row = seedRow(seed);
-  return {
-    id: i + 1,
-    symbol: row.symbol,
-    name: row.name,
-    baseCurrency: row.base_currency,
-    quoteCurrency: row.quote_currency,
-    minLotSize: 0.01,
-    maxLotSize: 100,
-    contractSize: row.contract_size,
-    spread: Number(row.spread),
-    pipSize: Number(row.pip_size),
-    digits: row.digits,
-    isActive: true,
-  };
-});
+const PAIRS = await seededPairs();
 const catalog = { list: () => PAIRS, get: (s) => PAIRS.find((p) => p.symbol === String(s).toUpperCase()) };
 const usd = (ccy) => (ccy === 'USD' ? 1 : REFERENCE_USD_VALUE[ccy]);
 const START_MID = Object.fromEntries(PAIRS.map((p) => [p.symbol, usd(p.baseCurrency) / usd(p.quoteCurrency)]));

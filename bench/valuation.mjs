@@ -16,36 +16,17 @@
 // Prints µs per call (the median of the rounds after the first, which warms up). No goal: the
 // figures go in the closing note and docs/decisions.md; there is nothing to record.
 
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { buildServer, parseArgs, root } from './lib.mjs';
+import { buildServer, dist, parseArgs, seededPairs } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const CALLS = Number(args.calls ?? 20000);
 const ROUNDS = Number(args.rounds ?? 5);
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 buildServer();
 const { Pricing, valueAccount, MAX_VALUATIONS, VALUATIONS_DROPPED_AT_ONCE } = await dist('trading/math.js');
-const { PAIR_SEEDS, seedRow, Catalog } = await dist('market/catalogue.js');
+const { Catalog } = await dist('market/catalogue.js');
 
-const pairs = PAIR_SEEDS.map((seed, i) => {
-  const row = seedRow(seed);
-  return {
-    id: i + 1,
-    symbol: row.symbol,
-    name: row.name,
-    baseCurrency: row.base_currency,
-    quoteCurrency: row.quote_currency,
-    minLotSize: 0.01,
-    maxLotSize: 100,
-    contractSize: row.contract_size,
-    spread: seed.spread,
-    pipSize: Number(row.pip_size),
-    digits: row.digits,
-    isActive: true,
-  };
-});
+const pairs = await seededPairs();
 const PRICES = {
   EURUSD: 1.085,
   GBPUSD: 1.27,

@@ -1,4 +1,6 @@
 import { type FxPair, pairName } from '@pipdesk/contract';
+import type { Selectable } from 'kysely';
+import type { FxPairsTable } from './tables.js';
 import type { Pair, PairCatalog } from './types.js';
 
 /** What the seed knows about a pair beyond its symbol. */
@@ -45,6 +47,29 @@ export function seedRow(seed: PairSeed) {
     digits: jpy ? 3 : 5,
     is_active: 1,
   };
+}
+
+/** A pair's row, stored (`fx_pairs`) or seeded (`seedRow`), as the server's Pair. */
+export function pairFromRow(id: number, r: Omit<Selectable<FxPairsTable>, 'id'>): Pair {
+  return {
+    id,
+    symbol: r.symbol,
+    name: r.name,
+    baseCurrency: r.base_currency,
+    quoteCurrency: r.quote_currency,
+    minLotSize: Number(r.min_lot_size),
+    maxLotSize: Number(r.max_lot_size),
+    contractSize: Number(r.contract_size),
+    spread: Number(r.spread),
+    pipSize: Number(r.pip_size),
+    digits: Number(r.digits),
+    isActive: Number(r.is_active) === 1,
+  };
+}
+
+/** The seeded catalogue as Pairs with ids 1..12, as a fresh database stores them (tests and in-process benches). */
+export function seededPairs(): Pair[] {
+  return PAIR_SEEDS.map((seed, i) => pairFromRow(i + 1, seedRow(seed)));
 }
 
 /** The FxPair answer of every call that lists or shows a pair. */

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { ScaledCandle } from './candles.js';
-import type { seedRow } from './catalogue.js';
+import { pairFromRow, type seedRow } from './catalogue.js';
 import type { Pair } from './types.js';
 
 type Conn = Kysely<Database>;
@@ -24,20 +24,7 @@ export async function seedPairs(db: Conn, rows: ReturnType<typeof seedRow>[]): P
 
 export async function listPairs(db: Conn): Promise<Pair[]> {
   const rows = await db.selectFrom('fx_pairs').selectAll().orderBy('id').execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    symbol: r.symbol,
-    name: r.name,
-    baseCurrency: r.base_currency,
-    quoteCurrency: r.quote_currency,
-    minLotSize: Number(r.min_lot_size),
-    maxLotSize: Number(r.max_lot_size),
-    contractSize: Number(r.contract_size),
-    spread: Number(r.spread),
-    pipSize: Number(r.pip_size),
-    digits: Number(r.digits),
-    isActive: Number(r.is_active) === 1,
-  }));
+  return rows.map((r) => pairFromRow(Number(r.id), r));
 }
 
 const candleColumns = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;

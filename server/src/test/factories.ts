@@ -3,7 +3,7 @@ import { insertSession } from '../auth/repo.js';
 import { createTokens, newTokenId } from '../auth/tokens.js';
 import type { AppContext } from '../core/context.js';
 import { writeTransaction } from '../db/transaction.js';
-import { PAIR_SEEDS, seedRow } from '../market/catalogue.js';
+import { seededPairs } from '../market/catalogue.js';
 import type { Pair, PairCatalog, PriceBook, Quote } from '../market/index.js';
 
 let counter = 0;
@@ -66,25 +66,7 @@ export async function insertSignedInTrader(
 }
 
 /** The seeded catalogue as Pair objects with ids 1..12 (service tests without the market module). */
-export function seededPairs(): Pair[] {
-  return PAIR_SEEDS.map((seed, i) => {
-    const row = seedRow(seed);
-    return {
-      id: i + 1,
-      symbol: row.symbol,
-      name: row.name,
-      baseCurrency: row.base_currency,
-      quoteCurrency: row.quote_currency,
-      minLotSize: Number(row.min_lot_size),
-      maxLotSize: Number(row.max_lot_size),
-      contractSize: row.contract_size,
-      spread: Number(row.spread),
-      pipSize: Number(row.pip_size),
-      digits: row.digits,
-      isActive: row.is_active === 1,
-    };
-  });
-}
+export { seededPairs };
 
 /** A market whose prices tests set by hand: the catalogue and price book the trading service reads. */
 export class FakeMarket {
