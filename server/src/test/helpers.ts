@@ -97,8 +97,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const fresh = options.dataDir ? undefined : await freshDatabase();
   const dataDir = options.dataDir ?? fresh!.dataDir;
   const pgSchema = options.pgSchema ?? fresh?.pgSchema;
-  const config = testConfig(dataDir, options.env, options.overrides);
-  const built = await buildApp(config, { logger: false, ...options, ...(pgSchema ? { pgSchema } : {}) });
+  let config: Config;
+  let built: PipdeskApp;
+  try {
+    config = testConfig(dataDir, options.env, options.overrides);
+    built = await buildApp(config, { logger: false, ...options, ...(pgSchema ? { pgSchema } : {}) });
+  } catch (error) {
+    // A start that fails (a bad setting under test, a database refused) leaves no folder or schema behind.
+    if (!options.keep) await fresh?.drop().catch(() => {});
+    throw error;
+  }
   let url = '';
   if (options.listen) {
     await built.app.listen({ port: 0, host: '127.0.0.1' });
