@@ -28,10 +28,8 @@
 // Goal: p99 ≤ 0.2 ms per tick on the ticks that trigger nothing (quiet and trailing together).
 // Prints a JSON summary; exits 1 when the goal is missed. --trailing-share 0 for the quiet case.
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
-import { buildServer, parseArgs, root, seededPairs } from './lib.mjs';
+import { buildServer, dist, parseArgs, seededPairs } from './lib.mjs';
 
 if (typeof global.gc !== 'function') {
   // Heap figures need a full collection before each reading.
@@ -50,7 +48,6 @@ const ACCOUNTS = 5_000;
 const GOAL_P99_MS = 0.2;
 
 buildServer();
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 const { REFERENCE_USD_VALUE } = await dist('market/legs.js');
 const { MemoryPriceBook } = await dist('market/price-book.js');
 const { MemoryBus } = await dist('realtime/bus.js');

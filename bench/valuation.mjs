@@ -25,27 +25,20 @@ const ROUNDS = Number(args.rounds ?? 5);
 buildServer();
 const { Pricing, valueAccount, MAX_VALUATIONS, VALUATIONS_DROPPED_AT_ONCE } = await dist('trading/math.js');
 const { Catalog } = await dist('market/catalogue.js');
+const { REFERENCE_USD_VALUE } = await dist('market/legs.js');
+const { MemoryPriceBook } = await dist('market/price-book.js');
 
 const pairs = await seededPairs();
-const PRICES = {
-  EURUSD: 1.085,
-  GBPUSD: 1.27,
-  USDJPY: 150.1,
-  USDCHF: 0.88,
-  AUDUSD: 0.66,
-  USDCAD: 1.36,
-  NZDUSD: 0.61,
-  EURGBP: 0.854,
-  EURJPY: 162.9,
-  GBPJPY: 190.6,
-  EURCHF: 0.955,
-  AUDJPY: 99.1,
-};
-// The price book's contract: one new object per tick, never changed (market/price-book.ts).
-const quotes = new Map();
-const tick = (symbol, bid) => quotes.set(symbol, { symbol, bid, ask: bid, mid: bid, timestamp: Date.now() });
+// Each pair at the reference mid (market/legs.ts), through the server's own price book.
+const usd = (ccy) => (ccy === 'USD' ? 1 : REFERENCE_USD_VALUE[ccy]);
+const PRICES = Object.fromEntries(
+  pairs.map((p) => [p.symbol, Number((usd(p.baseCurrency) / usd(p.quoteCurrency)).toFixed(p.digits))]),
+);
+const book = new MemoryPriceBook((err) => {
+  throw err;
+});
+const tick = (symbol, bid) => book.apply({ symbol, bid, ask: bid, mid: bid, timestamp: Date.now() });
 for (const p of pairs) tick(p.symbol, PRICES[p.symbol]);
-const book = { latest: (s) => quotes.get(s), all: () => [...quotes.values()], onTick: () => () => {} };
 const pricing = new Pricing(new Catalog(pairs), book);
 
 const majors = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'USDCAD', 'NZDUSD'];
