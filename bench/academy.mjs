@@ -17,10 +17,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { WebSocketServer } from 'ws';
-import { buildServer, freePort, parseArgs, root, startServer, summary } from './lib.mjs';
+import { buildServer, dist, freePort, parseArgs, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const STUDENTS = Number(args.students ?? 1_000);
@@ -29,8 +28,6 @@ const TICK_RATE = Number(args['tick-rate'] ?? 100);
 const SEED = Number(args.seed ?? 20260401);
 const GOAL_P99_MS = 50;
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
-
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 /** A small seeded generator (mulberry32): the same data and walk for the same --seed. */
 function random(seed) {

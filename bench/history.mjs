@@ -19,9 +19,7 @@
 // Prints a JSON summary, records it (bench/results.mjs: `history.sqlite` / `history.postgres`)
 // and exits 1 when the goal is missed.
 import { Agent, request as httpRequest } from 'node:http';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { benchDb, buildServer, databaseUrlFor, insertRows, parseArgs, prepareDatabase, root, startServer } from './lib.mjs';
+import { benchDb, buildServer, databaseUrlFor, dist, insertRows, parseArgs, prepareDatabase, startServer } from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -31,8 +29,6 @@ const GOAL_MS = 10;
 const OPEN_POSITIONS = 12;
 const PENDING = 20;
 const DAY = 86_400_000;
-
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 /** Writes ORDERS orders (with their executions, positions and ledger entries) for the trader's account. */
 async function writeHistory(dataDir) {

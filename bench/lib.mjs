@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { databaseUrlInSchema } from '../scripts/cluster-lib.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
@@ -48,8 +49,7 @@ export const benchDb =
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** Data folder → its PostgreSQL schema, for the benchmarks on PostgreSQL. */
 const pgSchemas = new Map();
-const pgUrlIn = (schema) =>
-  `${PG_BASE}${PG_BASE.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+const pgUrlIn = (schema) => databaseUrlInSchema(PG_BASE, schema);
 
 async function pgQuery(text) {
   const { default: pg } = await import('pg');

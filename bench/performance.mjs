@@ -16,17 +16,13 @@
 // Goal: p99 ≤ 20 ms for performance and the journal's first page. Prints a JSON summary; exits 1
 // when the goal is missed.
 
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { buildServer, insertRows, parseArgs, prepareDatabase, root, startServer, summary } from './lib.mjs';
+import { buildServer, dist, insertRows, parseArgs, prepareDatabase, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const TRADES = Number(args.trades ?? 100_000);
 const SECONDS = Number(args.seconds ?? 10);
 const TAG_EVERY = 10;
-
-const dist = (p) => import(pathToFileURL(path.join(root, 'server/dist', p)).href);
 
 function run(options) {
   return new Promise((resolve, reject) => {

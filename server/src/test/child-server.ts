@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { databaseUrlInSchema } from '../../../scripts/cluster-lib.mjs';
 import { insertSession } from '../auth/repo.js';
 import { createTokens, newTokenId } from '../auth/tokens.js';
 import type { Config } from '../config.js';
@@ -59,9 +60,9 @@ export function buildServer(): void {
   }
 }
 
-/** A PostgreSQL URL whose connections work in the given schema (how an operator would point at one too). */
+/** The test database's URL with its connections working in `schema` (scripts/cluster-lib.mjs's rule). */
 export function pgUrlIn(schema: string, base = process.env.TEST_DATABASE_URL!): string {
-  return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return databaseUrlInSchema(base, schema);
 }
 
 /**
