@@ -198,6 +198,20 @@ export function processCpuSeconds(pid) {
 }
 
 /**
+ * The main thread's time on a CPU and waiting for one (runnable, not running), in ms
+ * (/proc/<pid>/task/<pid>/schedstat). On a shared machine the wait says how much of a
+ * latency is the machine rather than the server.
+ */
+export function mainThreadSchedule(pid) {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { onCpuMs: onCpu / 1e6, waitingMs: waiting / 1e6 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Spawns the built server on a free port with the benchmarks' settings (`env` on top), its
  * standard output ignored or, with `stdout: 'pipe'`, left for the caller to read. Wait for it
  * with `untilHealthy`.

@@ -12,9 +12,8 @@
 // `refusal.sqlite`; exits 1 when a call answered anything but 503.
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { buildServer, parseArgs, prepareDatabase, sleep, startServer, summary } from './lib.mjs';
+import { buildServer, mainThreadSchedule, parseArgs, prepareDatabase, sleep, startServer, summary } from './lib.mjs';
 import { record } from './results.mjs';
-import { mainThreadSchedule } from './socket-bench.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const SECONDS = Number(args.seconds ?? 5);

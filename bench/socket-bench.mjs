@@ -9,7 +9,16 @@ import { readFileSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { WebSocketServer } from 'ws';
-import { benchDb, freePort, processCpuSeconds, serverNodeArgsFromEnv, sleep, spawnServer, untilHealthy } from './lib.mjs';
+import {
+  benchDb,
+  freePort,
+  mainThreadSchedule,
+  processCpuSeconds,
+  serverNodeArgsFromEnv,
+  sleep,
+  spawnServer,
+  untilHealthy,
+} from './lib.mjs';
 
 // The fan-out never touches the database per tick, so the socket benches run on SQLite only
 // (--db postgres would seed a schema the server never reads).
@@ -327,20 +336,6 @@ export function fdLimit() {
   try {
     const limits = readFileSync('/proc/self/limits', 'utf8');
     return Number(/Max open files\s+(\d+)/.exec(limits)[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The main thread's time on a CPU and waiting for one (runnable, not running), in ms
- * (/proc/<pid>/task/<pid>/schedstat). On a shared machine the wait says how much of a
- * latency is the machine rather than the server.
- */
-export function mainThreadSchedule(pid) {
-  try {
-    const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-    return { onCpuMs: onCpu / 1e6, waitingMs: waiting / 1e6 };
   } catch {
     return undefined;
   }
