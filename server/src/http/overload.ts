@@ -29,7 +29,7 @@ export function installOverloadGuard(app: FastifyInstance, settings: Config['ove
   let shedSinceLog = 0;
   let lastLog = Number.NEGATIVE_INFINITY;
   // One answer for every refusal: the handler only reads it, and an error made per call would
-  // capture a stack trace each time, a seventh of a refusal's cost when refusals are the load.
+  // capture a stack trace each time, about a sixth of a refusal's cost (bench/refusal.mjs).
   const busy = errors.serverBusy(settings.retryAfterSeconds);
   const shed = (request: FastifyRequest, reason: ShedReason) => {
     shedSinceLog += 1;
