@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { FrameOutbox, framePayloads, textFrame, textFrames } from './socket-frames.js';
+import {
+  afterQueuedWrites,
+  FrameOutbox,
+  framePayloads,
+  textFrame,
+  textFrames,
+  WAITING_WRITES_PER_TURN,
+} from './socket-frames.js';
 
 /** A real ws server and client; resolves with the server's side of the connection. */
 async function connected(): Promise<{ server: WebSocket; client: WebSocket; received: string[]; wss: WebSocketServer }> {
@@ -20,6 +27,19 @@ async function connected(): Promise<{ server: WebSocket; client: WebSocket; rece
   });
   return { server: await serverSide, client, received, wss };
 }
+
+/**
+ * An open socket whose TCP stream records what is written to it, for counting writes over many
+ * sockets without opening them (the real-socket tests above show what such a write carries).
+ */
+function recordingSocket(): { socket: WebSocket; writes: string[] } {
+  const writes: string[] = [];
+  const raw = { writable: true, writableLength: 0, write: (chunk: Buffer) => writes.push(String(chunk)) > 0 };
+  const socket = { _socket: raw, extensions: '', readyState: 1, OPEN: 1, bufferedAmount: 0 } as unknown as WebSocket;
+  return { socket, writes };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
@@ -86,5 +106,46 @@ describe('socket frames', () => {
   it('splits frames laid end to end back into their payloads', () => {
     const payloads = ['a', 'b'.repeat(300), 'c'.repeat(66_000)];
     expect(framePayloads(textFrames(payloads)).map(String)).toEqual(payloads);
+  });
+
+  it('frames that can wait leave a slice of sockets per turn, after the frames of the turn', async () => {
+    const count = 2 * WAITING_WRITES_PER_TURN + 100;
+    const sockets = Array.from({ length: count }, () => recordingSocket());
+    const outboxes = sockets.map((s) => new FrameOutbox(s.socket));
+    const price = textFrame('{"type":"price_update"}');
+    for (const outbox of outboxes) outbox.push(price, { canWait: true });
+    const written = () => sockets.filter((s) => s.writes.length > 0).length;
+    let last = false;
+    afterQueuedWrites(() => {
+      last = sockets.every((s) => s.writes.length === 1);
+    });
+    await nextTurn();
+    expect(written()).toBe(WAITING_WRITES_PER_TURN);
+    // Between two slices: a frame of this turn for a socket still waiting, and for one that is not.
+    const late = outboxes[count - 1]!;
+    late.push(textFrame('{"type":"pnl_batch_update"}'));
+    const other = recordingSocket();
+    new FrameOutbox(other.socket).push(textFrame('{"type":"order_confirmation"}'));
+    await nextTurn();
+    expect(other.writes).toHaveLength(1);
+    // It took the waiting price with it, in order, in one write.
+    expect(sockets[count - 1]!.writes).toEqual([`${price}${textFrame('{"type":"pnl_batch_update"}')}`]);
+    expect(written()).toBe(2 * WAITING_WRITES_PER_TURN + 1);
+    expect(last).toBe(false);
+    await nextTurn();
+    await nextTurn();
+    expect(written()).toBe(count);
+    // Every socket got its price once: the one written early was not written again.
+    expect(sockets.every((s) => s.writes.length === 1)).toBe(true);
+    expect(last).toBe(true);
+  });
+
+  it('a frame that can wait joins what a socket already has for this turn', async () => {
+    const s = recordingSocket();
+    const outbox = new FrameOutbox(s.socket);
+    outbox.push(textFrame('{"n":0}'));
+    outbox.push(textFrame('{"n":1}'), { canWait: true });
+    await nextTurn();
+    expect(s.writes).toEqual([`${textFrame('{"n":0}')}${textFrame('{"n":1}')}`]);
   });
 });

@@ -69,21 +69,80 @@ interface RawStream {
   write(chunk: Buffer): boolean;
 }
 
-/** Outboxes with frames waiting for the end of this event-loop turn. */
+/**
+ * Writes of frames that can wait (`push(frame, { canWait: true })`) made per event-loop turn;
+ * the rest go in the next turns. A paced price broadcast to 10,000 sockets is 10,000 writes,
+ * some 80 ms of one thread on two cores (bench/README.md#the-floor): written at once, it held
+ * back every tick that arrived meanwhile and the P&L that tick moved. In slices, a tick is read
+ * between two slices and its frames go before the rest of the broadcast
+ * (docs/ARCHITECTURE.md#sockets).
+ */
+export const WAITING_WRITES_PER_TURN = 500;
+
+/** An outbox is in no queue, in the queue of this turn, or in the queue that is written in slices. */
+const NOT_QUEUED = 0;
+const NOW = 1;
+const CAN_WAIT = 2;
+
+/** Outboxes with frames for the end of this event-loop turn. */
 const dueThisTurn: FrameOutbox[] = [];
+/**
+ * Outboxes whose frames can wait, written WAITING_WRITES_PER_TURN a turn from `nextWaiting`.
+ * An outbox written meanwhile with frames of this turn leaves its entry behind; reaching it
+ * writes whatever the outbox holds by then, often nothing.
+ */
+const waiting: FrameOutbox[] = [];
+let nextWaiting = 0;
+/** Entries ever added to `waiting` and ever reached, so a caller can wait for those queued so far. */
+let waitingQueued = 0;
+let waitingReached = 0;
+const whenReached: Array<{ at: number; fn: () => void }> = [];
 let flushScheduled = false;
+
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(flushTurn);
+}
 
 function flushTurn(): void {
   flushScheduled = false;
   // An outbox flushed here may not be queued again in this loop: it is written, then forgotten.
   for (let i = 0; i < dueThisTurn.length; i++) dueThisTurn[i]!.flush();
   dueThisTurn.length = 0;
+  const end = Math.min(waiting.length, nextWaiting + WAITING_WRITES_PER_TURN);
+  waitingReached += end - nextWaiting;
+  for (; nextWaiting < end; nextWaiting++) waiting[nextWaiting]!.flush();
+  if (nextWaiting === waiting.length) {
+    waiting.length = 0;
+    nextWaiting = 0;
+  } else {
+    // Under a backlog that never empties, the written head is dropped now and then.
+    if (nextWaiting >= 4 * WAITING_WRITES_PER_TURN) {
+      waiting.splice(0, nextWaiting);
+      nextWaiting = 0;
+    }
+    scheduleFlush();
+  }
+  for (let i = 0; i < whenReached.length; ) {
+    if (whenReached[i]!.at <= waitingReached) whenReached.splice(i, 1)[0]!.fn();
+    else i++;
+  }
+}
+
+/**
+ * Runs `fn` once every frame queued so far has been written: on the next immediate when none
+ * waits, else right after the last such write (a fan-out's timing: streams.ts).
+ */
+export function afterQueuedWrites(fn: () => void): void {
+  if (waitingReached >= waitingQueued) setImmediate(fn);
+  else whenReached.push({ at: waitingQueued, fn });
 }
 
 /**
  * The frames waiting for one socket. Frames pushed during an event-loop turn are written
  * together when the turn ends (one write, one syscall), straight to the socket's TCP stream,
- * in order. Writing whole frames beside ws is safe because ws itself only ever writes whole
+ * in order; frames that can wait may leave a few turns later, with whatever joined them. Writing whole frames beside ws is safe because ws itself only ever writes whole
  * frames and our server runs without per-message compression (app.ts); a socket that
  * negotiated an extension anyway goes through ws's `send`, frame by frame.
  */
@@ -91,6 +150,7 @@ export class FrameOutbox {
   /** Null while empty, one frame, or several (most sockets hold one or none). */
   private pending: Buffer | Buffer[] | null = null;
   private pendingBytes = 0;
+  private queued = NOT_QUEUED;
   private readonly raw: RawStream | null;
 
   constructor(private readonly socket: WebSocket) {
@@ -104,18 +164,27 @@ export class FrameOutbox {
     return this.pendingBytes + this.socket.bufferedAmount;
   }
 
-  /** Queues one whole frame, or several laid end to end, for the end of this turn. */
-  push(frame: Buffer): void {
-    if (this.pending === null) {
-      this.pending = frame;
-      dueThisTurn.push(this);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flushTurn);
-      }
-    } else if (Array.isArray(this.pending)) this.pending.push(frame);
+  /**
+   * Queues one whole frame, or several laid end to end, for the end of this turn; with
+   * `canWait`, for a later turn when others are due first (WAITING_WRITES_PER_TURN). A socket's
+   * frames keep their order and leave together: one pushed now takes those waiting with it.
+   */
+  push(frame: Buffer, options?: { canWait: boolean }): void {
+    if (this.pending === null) this.pending = frame;
+    else if (Array.isArray(this.pending)) this.pending.push(frame);
     else this.pending = [this.pending, frame];
     this.pendingBytes += frame.length;
+    if (options?.canWait) {
+      if (this.queued !== NOT_QUEUED) return;
+      this.queued = CAN_WAIT;
+      waiting.push(this);
+      waitingQueued += 1;
+    } else {
+      if (this.queued === NOW) return;
+      this.queued = NOW;
+      dueThisTurn.push(this);
+    }
+    scheduleFlush();
   }
 
   /** Writes what waits now (also before a close frame, which ws writes at once). */
@@ -123,6 +192,7 @@ export class FrameOutbox {
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;
+    this.queued = NOT_QUEUED;
     const bytes = this.pendingBytes;
     this.pendingBytes = 0;
     if (this.socket.readyState !== this.socket.OPEN) return;
@@ -139,6 +209,7 @@ export class FrameOutbox {
   /** Drops what waits (the socket is being cut off). */
   discard(): void {
     this.pending = null;
+    this.queued = NOT_QUEUED;
     this.pendingBytes = 0;
   }
 }

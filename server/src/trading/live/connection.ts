@@ -48,8 +48,11 @@ export class TradingConnection implements Paced {
     this.sendRaw(encodeMessage(type, payload));
   }
 
-  /** Sends an already encoded message, or several in one Buffer (fan-out encodes once for every connection). */
-  sendRaw(frames: Buffer): void {
+  /**
+   * Sends an already encoded message, or several in one Buffer (fan-out encodes once for every
+   * connection); `canWait` for a node-wide broadcast that may leave after more urgent frames.
+   */
+  sendRaw(frames: Buffer, options?: { canWait: boolean }): void {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
     if (this.outbox.bufferedBytes > MAX_BUFFERED_BYTES) {
       this.closed = true;
@@ -57,7 +60,7 @@ export class TradingConnection implements Paced {
       this.socket.terminate();
       return;
     }
-    this.outbox.push(frames);
+    this.outbox.push(frames, options);
   }
 
   sendBatch(frames: readonly Buffer[]): void {

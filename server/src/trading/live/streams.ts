@@ -1,6 +1,6 @@
 import type { TradingServerMessageMap } from '@pipdesk/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import { textFrames } from '../../http/socket-frames.js';
+import { afterQueuedWrites, textFrames } from '../../http/socket-frames.js';
 import type { Pair, Quote } from '../../market/index.js';
 import type { LiveAccount, LiveBook } from './book.js';
 import type { TradingConnection } from './connection.js';
@@ -12,20 +12,30 @@ export const PNL_INTERVAL_MS = 500;
 /** docs/api.md#trading-socket: price_update at most 4 per second per symbol per connection. */
 export const PRICE_INTERVAL_MS = 250;
 
+const CAN_WAIT = { canWait: true };
+
 /** Where a fan-out reports how long it took; only read when the debug level is on. */
 export type FanoutLog = Pick<FastifyBaseLogger, 'debug' | 'level'>;
 
 /**
  * At LOG_LEVEL=debug, one line per fan-out: the tick's server time → the last socket write of
  * its burst (bench/trading-socket.mjs reads it as the server's own share of the latency).
- * Writes leave at the end of the turn (socket-frames.ts), so the line is written on the
- * following immediate, after them. Off, it costs one level check per fan-out.
+ * Writes leave at the end of the turn, or for frames that can wait in later turns
+ * (socket-frames.ts), so the line is written on the immediate after the last of them. Off, it
+ * costs one level check per fan-out.
  */
-function logFanout(log: FanoutLog | undefined, fanout: string, tickAt: number, sockets: number, extra?: object): void {
+function logFanout(
+  log: FanoutLog | undefined,
+  fanout: string,
+  tickAt: number,
+  sockets: number,
+  { canWait = false, ...extra }: { canWait?: boolean; symbols?: number } = {},
+): void {
   if (!log || (log.level !== 'debug' && log.level !== 'trace')) return;
-  setImmediate(() =>
-    log.debug({ fanout, tick_at: tickAt, sockets, tick_to_last_write_ms: Date.now() - tickAt, ...extra }, 'fan-out written'),
-  );
+  const written = () =>
+    log.debug({ fanout, tick_at: tickAt, sockets, tick_to_last_write_ms: Date.now() - tickAt, ...extra }, 'fan-out written');
+  if (canWait) afterQueuedWrites(written);
+  else setImmediate(written);
 }
 
 /**
@@ -192,7 +202,8 @@ export class PriceFanout {
     const symbols = this.changed.size;
     this.changed.clear();
     const all = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
-    for (const conn of this.connections) conn.sendRaw(all);
-    logFanout(this.log, 'trading-price', oldest, this.connections.size, { symbols });
+    // Sliced over turns (socket-frames.ts): a tick arriving meanwhile sends its P&L first.
+    for (const conn of this.connections) conn.sendRaw(all, CAN_WAIT);
+    logFanout(this.log, 'trading-price', oldest, this.connections.size, { symbols, canWait: true });
   }
 }
