@@ -142,9 +142,10 @@ export function afterQueuedWrites(fn: () => void): void {
 /**
  * The frames waiting for one socket. Frames pushed during an event-loop turn are written
  * together when the turn ends (one write, one syscall), straight to the socket's TCP stream,
- * in order; frames that can wait may leave a few turns later, with whatever joined them. Writing whole frames beside ws is safe because ws itself only ever writes whole
- * frames and our server runs without per-message compression (app.ts); a socket that
- * negotiated an extension anyway goes through ws's `send`, frame by frame.
+ * in order; frames that can wait may leave a few turns later, with whatever joined them.
+ * Writing whole frames beside ws is safe because ws itself only ever writes whole frames and
+ * our server runs without per-message compression (app.ts); a socket that negotiated an
+ * extension anyway goes through ws's `send`, frame by frame.
  */
 export class FrameOutbox {
   /** Null while empty, one frame, or several (most sockets hold one or none). */
