@@ -124,10 +124,8 @@ function flushTurn(): void {
     }
     scheduleFlush();
   }
-  for (let i = 0; i < whenReached.length; ) {
-    if (whenReached[i]!.at <= waitingReached) whenReached.splice(i, 1)[0]!.fn();
-    else i++;
-  }
+  // Registered in the order of `waitingQueued`, which only grows: the ready ones are in front.
+  while (whenReached.length > 0 && whenReached[0]!.at <= waitingReached) whenReached.shift()!.fn();
 }
 
 /**
