@@ -3,9 +3,9 @@
 // modules: a password hash per trader would cost a second of scrypt each and is not what is
 // measured), starts `node server/dist/main.js` on it and stops it.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -195,6 +195,81 @@ export function processCpuSeconds(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds (utime + stime) of every process whose name is `name`: e.g. all of PostgreSQL's. */
+function cpuSecondsOfProcessesNamed(name) {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(open + 1, close) !== name) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      seconds += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return seconds;
+}
+
+/** The machine's busy and all CPU seconds since boot, over every core (/proc/stat's first line). */
+function machineCpuSeconds() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map((t) => Number(t) / 100);
+  return {
+    busy: user + nice + system + irq + softirq + steal,
+    all: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
+}
+
+/**
+ * Where a run's CPU went, per answered request: call this before the run, then
+ * `perRequest(requests)` after it for the µs per request of the server's process (every
+ * thread) and of its main thread alone, of PostgreSQL's processes (all of them; null on SQLite, where
+ * the database is the server's own), of this client process, and of the whole machine busy.
+ * Two ceilings follow: `ceiling_per_second`, the most requests a second all of the machine's
+ * cores could answer at that cost were they never idle, and `main_thread_ceiling_per_second`,
+ * the most the server's one JavaScript thread could at its cost. What the cost per request
+ * does not fit, no tuning of waits or concurrency can.
+ */
+export function cpuPerRequest(serverPid) {
+  const cores = availableParallelism();
+  const read = () => ({
+    server: processCpuSeconds(serverPid) ?? 0,
+    mainThread: (mainThreadSchedule(serverPid)?.onCpuMs ?? 0) / 1000,
+    database: benchDb === 'postgres' ? cpuSecondsOfProcessesNamed('postgres') : 0,
+    client: process.cpuUsage(),
+    machine: machineCpuSeconds(),
+  });
+  const before = read();
+  return {
+    perRequest(requests) {
+      const after = read();
+      const us = (seconds) => Math.round((seconds * 1e6) / Math.max(1, requests));
+      const clientSeconds = (after.client.user + after.client.system - before.client.user - before.client.system) / 1e6;
+      const machine = us(after.machine.busy - before.machine.busy);
+      const mainThread = us(after.mainThread - before.mainThread);
+      return {
+        cpu_us_per_request: {
+          server: us(after.server - before.server),
+          server_main_thread: mainThread,
+          database: benchDb === 'postgres' ? us(after.database - before.database) : null,
+          client: us(clientSeconds),
+          machine,
+        },
+        machine_busy_percent: Math.round(
+          ((after.machine.busy - before.machine.busy) / Math.max(1e-9, after.machine.all - before.machine.all)) * 100,
+        ),
+        cores,
+        ceiling_per_second: machine > 0 ? Math.round((cores * 1e6) / machine) : null,
+        main_thread_ceiling_per_second: mainThread > 0 ? Math.round(1e6 / mainThread) : null,
+      };
+    },
+  };
 }
 
 /**

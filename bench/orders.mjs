@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 import {
   benchDb,
   buildServer,
+  cpuPerRequest,
   pacedRun,
   parseArgs,
   pgActivity,
@@ -138,6 +139,15 @@ const figures = {
   'p99 ms saturated': { value: figure((r) => r.place_market_order.saturated.latency_ms.p99), better: 'lower' },
   [RATE_LABEL]: { value: figure((r) => r.place_market_order.at_rate.latency_ms.p99), better: 'lower' },
   'health req/s': { value: figure((r) => r.health.saturated.requests_per_second), better: 'higher' },
+  'machine CPU µs per order saturated': {
+    value: figure((r) => r.place_market_order.saturated.cpu_us_per_request.machine),
+    better: 'lower',
+  },
+  'ceiling orders/s at that cost': { value: figure((r) => r.place_market_order.saturated.ceiling_per_second), better: 'higher' },
+  'main thread ceiling orders/s': {
+    value: figure((r) => r.place_market_order.saturated.main_thread_ceiling_per_second),
+    better: 'higher',
+  },
 };
 const each = (name, f) => `${name} ${runs.map(f).join(' / ')}`;
 if (RUNS > 1) {
@@ -176,13 +186,18 @@ async function measure() {
     const cpu = async (fn) => {
       const before = processCpuSeconds(server.pid);
       const pgBefore = await pgActivity();
+      const account = cpuPerRequest(server.pid);
       const result = await fn();
       const after = processCpuSeconds(server.pid);
-      const pgAfter = await pgActivity();
       const figures = 'latency_ms' in result ? result : summary(result);
+      // Saturated runs only (a paced run's window holds its unrecorded warm-up): where each
+      // answer's CPU went, and the most answers/s this machine's cores could give at that cost.
+      const spent = 'latency_ms' in result ? {} : account.perRequest(figures.requests);
+      const pgAfter = await pgActivity();
       return {
         ...figures,
         server_cpu_percent: before === undefined ? null : Math.round(((after - before) / SECONDS) * 100),
+        ...spent,
         // PostgreSQL only: WAL per answered request, and checkpoints that started during the run.
         ...(pgBefore && pgAfter
           ? {
