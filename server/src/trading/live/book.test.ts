@@ -168,6 +168,43 @@ describe('LiveBook', () => {
     expect(audjpy.positions.size).toBe(1);
   });
 
+  it('tells its listener whether a tick moved the account’s own prices or only a conversion rate', () => {
+    const seen: Array<[number, boolean]> = [];
+    const book = new LiveBook(catalogue, (a) => seen.push([a.accountId, a.ownPriceMoved]));
+    for (const s of SYMBOLS) book.seedPrice(quote(s, MIDS[s]!));
+    const accounts: Array<[number, PositionState[]]> = [
+      [1, [state(1, 'EURGBP', 50, '0.85')]],
+      [2, [state(2, 'EURGBP', 10, '0.85'), state(2, 'EURUSD', 10, '1.08')]],
+    ];
+    for (const [id, positions] of accounts)
+      book.loadAccount({
+        accountId: accountId(id),
+        userId: id,
+        balanceMinor: 100_000,
+        leverage: 100,
+        status: 'ACTIVE',
+        positions,
+      });
+    const notified = (symbol: string, mid: number) => {
+      seen.length = 0;
+      book.onTick(quote(symbol, mid));
+      return [...seen].sort(([a], [b]) => a - b);
+    };
+    // GBPUSD converts both accounts' EURGBP P&L; EURUSD is account 2's own pair and account 1's margin rate.
+    expect(notified('GBPUSD', 1.27)).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    expect(notified('EURUSD', 1.09)).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(notified('EURGBP', 0.858)).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+  });
+
   it('holds a position without a price as unvalued, and values it when the price arrives', () => {
     const { book, tick } = setup();
     const a = book.loadAccount({

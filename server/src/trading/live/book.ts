@@ -47,6 +47,11 @@ export interface LiveAccount {
   unvalued: number;
   /** Dedupes an account touched by several positions within one tick. */
   touchedEpoch: number;
+  /**
+   * During the notification of a tick: whether the tick is one of its positions' own pair
+   * (their prices moved), or only a pair that converts their currencies to USD.
+   */
+  ownPriceMoved: boolean;
   /** Risk engine state (risk.ts). */
   risk: { marginCallArmed: boolean; stopOutRunning: boolean; retryAt: number };
 }
@@ -156,6 +161,7 @@ export class LiveBook {
         marginSum: Dec.ZERO,
         unvalued: 0,
         touchedEpoch: 0,
+        ownPriceMoved: false,
         risk: { marginCallArmed: true, stopOutRunning: false, retryAt: 0 },
       };
       this.accounts.set(accountId, account);
@@ -271,8 +277,10 @@ export class LiveBook {
       const account = position.account;
       if (account.touchedEpoch !== epoch) {
         account.touchedEpoch = epoch;
+        account.ownPriceMoved = false;
         touched.push(account);
       }
+      if (position.pair.symbol === quote.symbol) account.ownPriceMoved = true;
     }
     // Listeners may close positions (stop-out) and so change `affected`; notify after the loop.
     this.currentTick = quote;

@@ -22,9 +22,14 @@ export class TradingConnection implements Paced {
   accountId: number | null = null;
   subscribedToPnl = false;
   closed = false;
-  // Paced (P&L and account figures): per connection, at most 2 per second.
+  // Paced (P&L and account figures): per connection, at most 2 per second (pacer.ts).
   lastFlushAt = Number.NEGATIVE_INFINITY;
+  previousFlushAt = Number.NEGATIVE_INFINITY;
   queued = false;
+  notBefore = Number.NEGATIVE_INFINITY;
+  heldBack = false;
+  coalesced = false;
+  spaced = false;
   readonly bucket: TokenBucket;
   /** Messages are handled one after another, so an `authenticate` completes before what follows it. */
   chain: Promise<void> = Promise.resolve();

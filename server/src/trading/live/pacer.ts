@@ -28,18 +28,56 @@ export const realPacing: Pacing = {
   },
 };
 
-/** Something the pacer flushes: it remembers when it was last sent and whether it waits. */
+/** Something the pacer flushes: when it was last sent, and whether it waits. */
 export interface Paced {
   /** Pacing time of the last flush; -Infinity before the first. */
   lastFlushAt: number;
+  /** Pacing time of the flush before the last (read by a pacer that allows two a window). */
+  previousFlushAt: number;
   /** True while queued, so a burst of changes queues it once. */
   queued: boolean;
+  /**
+   * While queued: -Infinity when a change that cannot wait is queued, else the pacing time by
+   * which the changes that may wait want to go.
+   */
+  notBefore: number;
+  /** Queued for later than its latest change that cannot wait: the cap holds it back. */
+  heldBack: boolean;
+  /** Another change that cannot wait came while it was held back: its flush carries several. */
+  coalesced: boolean;
+  /** Its last flush carried coalesced changes: its changes come steadily, and flushes are spaced. */
+  spaced: boolean;
+}
+
+/** The pacing state of something never flushed. */
+export function unpaced(): Paced {
+  return {
+    lastFlushAt: Number.NEGATIVE_INFINITY,
+    previousFlushAt: Number.NEGATIVE_INFINITY,
+    queued: false,
+    notBefore: Number.NEGATIVE_INFINITY,
+    heldBack: false,
+    coalesced: false,
+    spaced: false,
+  };
 }
 
 /**
- * Flushes each queued item at most once per `intervalMs`, as early as allowed: the first
- * change after a quiet period goes out on the next turn (changes of the same turn, e.g. one
- * tick touching many accounts, are batched), later ones wait for the interval to pass.
+ * Flushes each queued item as early as its cap allows: at most `burst` flushes of an item in
+ * any window of `burst × intervalMs` (the first change after a quiet period goes out on the
+ * next turn; changes of the same turn, e.g. one tick touching many accounts, are batched).
+ *
+ * With `burst` 1 that is one flush per interval. With `burst` 2 (the P&L stream: at most 2 a
+ * second) a second change within the interval also goes out at once, so an account moved by
+ * two pairs' ticks a few ms apart sees both at once instead of the second half a second late
+ * (docs/ARCHITECTURE.md#sockets). But an item whose changes come steadily would then get its
+ * flushes in pairs with a gap of nearly the window between them; so once a flush carries
+ * changes that waited together (`coalesced`), its item is `spaced`: its flushes keep `intervalMs`
+ * apart, as with `burst` 1, until one goes out carrying a single change.
+ *
+ * A change may also be requested with time to wait (`mayWaitMs`): it goes out with the next
+ * change that cannot wait, or after that time, so it takes no place in the window that the
+ * changes that matter more would need.
  * Items queued together stay in phase, so one timer serves them all.
  */
 export class Pacer<T extends Paced> {
@@ -54,19 +92,39 @@ export class Pacer<T extends Paced> {
     /** Receives every item due at once (so a caller can batch per socket); the array is reused. */
     private readonly flush: (items: readonly T[]) => void,
     private readonly pacing: Pacing = realPacing,
+    /** Flushes allowed in any window of `burst × intervalMs`: 1 or 2. */
+    private readonly burst: 1 | 2 = 1,
   ) {}
 
-  /** Queues an item whose content changed; it is flushed once, however often this is called. */
-  request(item: T): void {
-    if (item.queued || this.stopped) return;
-    item.queued = true;
-    this.waiting.push(item);
-    this.schedule(Math.max(this.pacing.now(), item.lastFlushAt + this.intervalMs));
+  /**
+   * Queues an item whose content changed; it is flushed once, however often this is called.
+   * `mayWaitMs`: the change may wait that long for another to carry it (see the class).
+   */
+  request(item: T, mayWaitMs = 0): void {
+    if (this.stopped) return;
+    const now = this.pacing.now();
+    if (item.queued) {
+      if (mayWaitMs > 0) return; // it goes with what is queued, at the latest when that goes
+      if (item.notBefore === Number.NEGATIVE_INFINITY) {
+        // Another change that cannot wait, while the cap holds the first back: a steady stream.
+        if (item.heldBack) item.coalesced = true;
+        return;
+      }
+      // It was queued by changes that may wait: this one takes them along as early as allowed.
+    } else {
+      item.queued = true;
+      this.waiting.push(item);
+    }
+    const due = this.dueAt(item);
+    item.notBefore = mayWaitMs > 0 ? now + mayWaitMs : Number.NEGATIVE_INFINITY;
+    item.heldBack = due > now;
+    this.schedule(Math.max(now + mayWaitMs, due));
   }
 
   /** Forgets an item (its connection closed); a queued item is skipped at flush time. */
   cancel(item: T): void {
     item.queued = false;
+    item.coalesced = false;
   }
 
   stop(): void {
@@ -74,6 +132,13 @@ export class Pacer<T extends Paced> {
     if (this.timer !== null) this.pacing.clearTimeout(this.timer);
     this.timer = null;
     this.waiting.length = 0;
+  }
+
+  /** The earliest pacing time the item may flush again. */
+  private dueAt(item: T): number {
+    if (this.burst === 1) return item.lastFlushAt + this.intervalMs;
+    const window = item.previousFlushAt + 2 * this.intervalMs;
+    return item.spaced ? Math.max(window, item.lastFlushAt + this.intervalMs) : window;
   }
 
   private schedule(at: number): void {
@@ -94,9 +159,13 @@ export class Pacer<T extends Paced> {
     for (let i = 0; i < this.waiting.length; i++) {
       const item = this.waiting[i]!;
       if (!item.queued) continue;
-      const due = item.lastFlushAt + this.intervalMs;
+      const due = Math.max(this.dueAt(item), item.notBefore);
       if (due <= now) {
         item.queued = false;
+        item.spaced = item.coalesced;
+        item.coalesced = false;
+        item.heldBack = false;
+        item.previousFlushAt = item.lastFlushAt;
         item.lastFlushAt = now;
         this.due.push(item);
       } else {

@@ -5,10 +5,15 @@ import type { Pair, Quote } from '../../market/index.js';
 import type { LiveAccount, LiveBook } from './book.js';
 import type { TradingConnection } from './connection.js';
 import { encodeMessage, messageJson } from './messages.js';
-import { type Paced, Pacer, type Pacing } from './pacer.js';
+import { type Paced, Pacer, type Pacing, unpaced } from './pacer.js';
 
 /** docs/api.md#trading-socket: pnl_batch_update and account_update at most 2 per second per connection. */
 export const PNL_INTERVAL_MS = 500;
+/**
+ * How long a P&L change that a conversion rate alone made may wait for one of the account's own
+ * prices to carry it: within a second's cap of 2, the changes of its own prices go out at once.
+ */
+export const CONVERSION_MAY_WAIT_MS = 1000;
 /** docs/api.md#trading-socket: price_update at most 4 per second per symbol per connection. */
 export const PRICE_INTERVAL_MS = 250;
 
@@ -40,8 +45,11 @@ function logFanout(
 
 /**
  * P&L and account figures for subscribed connections, computed from the live book and
- * paced per connection: the first change after a quiet half second goes out on the next
- * turn, later ones are coalesced into one update when the half second has passed.
+ * paced per connection, at most 2 in any second: a change goes out on the next turn when the
+ * connection had fewer than 2 updates in the last second, else it waits, coalesced with what
+ * follows; a connection whose changes come steadily gets them half a second apart (pacer.ts).
+ * A change that only a conversion rate made waits up to a second for the account's own
+ * prices to move, so a cross moved by three pairs a second still gets its own ticks at once.
  */
 export class PnlStreams {
   private readonly pacer: Pacer<TradingConnection>;
@@ -63,6 +71,7 @@ export class PnlStreams {
         this.tickAt = null;
       },
       pacing,
+      2,
     );
   }
 
@@ -91,8 +100,12 @@ export class PnlStreams {
   accountChanged(account: LiveAccount): void {
     const set = this.subscribers.get(account.accountId);
     if (!set) return;
-    if (this.tickAt === null && this.book.currentTick) this.tickAt = this.book.currentTick.timestamp;
-    for (const conn of set) this.pacer.request(conn);
+    const tick = this.book.currentTick;
+    // A tick of a pair that only converts the account's currencies to USD moves its figures a
+    // little; that may wait for the next change of its own prices (docs/ARCHITECTURE.md#sockets).
+    const mayWait = tick !== null && !account.ownPriceMoved ? CONVERSION_MAY_WAIT_MS : 0;
+    if (mayWait === 0 && this.tickAt === null && tick) this.tickAt = tick.timestamp;
+    for (const conn of set) this.pacer.request(conn, mayWait);
   }
 
   stop(): void {
@@ -149,7 +162,7 @@ export function accountUpdate(book: LiveBook, account: LiveAccount): TradingServ
 export class PriceFanout {
   private readonly pacer: Pacer<Paced>;
   /** The node's one pacing state: every connection receives the same frames at the same time. */
-  private readonly paced: Paced = { lastFlushAt: Number.NEGATIVE_INFINITY, queued: false };
+  private readonly paced: Paced = unpaced();
   /** Latest quote of each pair that changed since the last flush, in order of first change. */
   private readonly changed = new Map<string, Quote>();
   /** Pairs seen active (as before, a pair streams from its first active tick on). */

@@ -251,8 +251,10 @@ describe('/ws/trading/', () => {
     for (const list of [batches, accounts]) {
       expect(list.length).toBeGreaterThanOrEqual(2);
       expect(list.length).toBeLessThanOrEqual(Math.ceil(elapsed / 500) + 1);
-      // The server spaces them by 500 ms (pacer.test.ts checks it exactly); arrival times jitter.
+      // Steady changes: the server spaces them by 500 ms, and never sends 3 in a second
+      // (pacer.test.ts checks both exactly); arrival times jitter.
       for (let i = 1; i < list.length; i++) expect(list[i]!.at - list[i - 1]!.at).toBeGreaterThan(350);
+      for (let i = 2; i < list.length; i++) expect(list[i]!.at - list[i - 2]!.at).toBeGreaterThan(850);
     }
     // The last update carries the last tick, and equals what the REST calls answer at that price.
     const last = batches.at(-1)!.message as Extract<Message, { type: 'pnl_batch_update' }>;
@@ -265,6 +267,49 @@ describe('/ws/trading/', () => {
     const lastAccount = accounts.at(-1)!.message as Extract<Message, { type: 'account_update' }>;
     const { id: _id, currency: _currency, ...figures } = platform.trading_account;
     expect(lastAccount.data).toEqual(figures);
+    client.close();
+  });
+
+  it('sends a cross’s P&L at once when its own price ticks, a conversion rate’s change riding along or within a second', async () => {
+    // A EURGBP position's P&L is in GBP, valued in USD through GBPUSD, and its margin in EUR
+    // through EURUSD: three pairs move it, more than the 2 updates a second allowed.
+    tick('EURGBP', 0.85, 0.8502);
+    const trader = await signedInTrader(t);
+    await order(trader.headers, 'EURGBP', 'BUY', 1);
+    const client = await Client.signedIn(t, trader.session.token);
+    client.send({ type: 'subscribe_to_pnl' });
+    await client.next('pnl_batch_update');
+    // A quiet second: the connection's last updates have left the one-second window.
+    await sleep(1100);
+    const platformPnl = async () =>
+      (await t.app.inject({ method: 'GET', url: '/api/trading/platform-data/', headers: trader.headers })).json().data
+        .open_positions[0].unrealized_pnl;
+
+    // The rates move, then its own price 80 ms later: one update, at once, carrying all three.
+    let from = client.mark();
+    tick('GBPUSD', 1.31, 1.3102);
+    tick('EURUSD', 1.11, 1.1101);
+    await sleep(80);
+    let sent = performance.now();
+    tick('EURGBP', 0.851, 0.8512);
+    const own = await client.next('pnl_batch_update', { from });
+    expect(own.updates[0]!.current_price).toBe(0.851);
+    expect(own.updates[0]!.unrealized_pnl).toBe(await platformPnl());
+    expect(client.received.at(-1)!.at - sent).toBeLessThan(250);
+    expect(client.of('pnl_batch_update', from)).toHaveLength(1);
+
+    // A rate alone waits for the account's own price, at most a second.
+    await sleep(300);
+    from = client.mark();
+    sent = performance.now();
+    tick('GBPUSD', 1.3, 1.3002);
+    const alone = await client.next('pnl_batch_update', { from });
+    const waited = client.received.at(-1)!.at - sent;
+    expect(alone.updates[0]!.current_price).toBe(0.851);
+    expect(alone.updates[0]!.unrealized_pnl).toBe(await platformPnl());
+    expect(waited).toBeGreaterThan(900);
+    expect(waited).toBeLessThan(2000);
+    tick('EURUSD', 1.1, 1.1001);
     client.close();
   });
 
