@@ -203,6 +203,11 @@ describe('LiveBook', () => {
       [1, true],
       [2, true],
     ]);
+    // Each tick tells afresh: a rate again after the own pair's tick is a rate.
+    expect(notified('GBPUSD', 1.26)).toEqual([
+      [1, false],
+      [2, false],
+    ]);
   });
 
   it('holds a position without a price as unvalued, and values it when the price arrives', () => {

@@ -76,8 +76,9 @@ export function unpaced(): Paced {
  * apart, as with `burst` 1, until one goes out carrying a single change.
  *
  * A change may also be requested with time to wait (`mayWaitMs`): it goes out with the next
- * change that cannot wait, or after that time, so it takes no place in the window that the
- * changes that matter more would need.
+ * change that cannot wait, or after that time. So until then it takes no place of its own in
+ * the window that the changes that matter more would need; when it goes alone, its flush
+ * counts like any other (the cap is on what the client receives).
  * Items queued together stay in phase, so one timer serves them all.
  */
 export class Pacer<T extends Paced> {

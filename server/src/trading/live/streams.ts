@@ -45,11 +45,11 @@ function logFanout(
 
 /**
  * P&L and account figures for subscribed connections, computed from the live book and
- * paced per connection, at most 2 in any second: a change goes out on the next turn when the
- * connection had fewer than 2 updates in the last second, else it waits, coalesced with what
- * follows; a connection whose changes come steadily gets them half a second apart (pacer.ts).
- * A change that only a conversion rate made waits up to a second for the account's own
- * prices to move, so a cross moved by three pairs a second still gets its own ticks at once.
+ * paced per connection, at most 2 in any second (pacer.ts): a change goes out on the next turn
+ * when that cap allows, else it waits, coalesced with what follows, and a connection whose
+ * changes keep coalescing gets them half a second apart. A change that only a conversion rate
+ * made waits up to a second for the account's own prices to move, so a cross moved by three
+ * pairs a second still gets its own ticks at once.
  */
 export class PnlStreams {
   private readonly pacer: Pacer<TradingConnection>;
