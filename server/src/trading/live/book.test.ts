@@ -210,6 +210,27 @@ describe('LiveBook', () => {
     ]);
   });
 
+  it('tells its listener that a rate’s tick moved what the trader sees when it values a position for the first time', () => {
+    const seen: boolean[] = [];
+    const book = new LiveBook(catalogue, (a) => seen.push(a.ownPriceMoved));
+    // EURGBP's own price, no GBPUSD yet: the position is held unvalued.
+    book.seedPrice(quote('EURGBP', MIDS.EURGBP!));
+    book.seedPrice(quote('EURUSD', MIDS.EURUSD!));
+    const account = book.loadAccount({
+      accountId: accountId(1),
+      userId: 1,
+      balanceMinor: 100_000,
+      leverage: 100,
+      status: 'ACTIVE',
+      positions: [state(1, 'EURGBP', 50, '0.85')],
+    });
+    expect(account.unvalued).toBe(1);
+    book.onTick(quote('GBPUSD', 1.27));
+    expect(account.unvalued).toBe(0);
+    book.onTick(quote('GBPUSD', 1.271));
+    expect(seen).toEqual([true, false]);
+  });
+
   it('holds a position without a price as unvalued, and values it when the price arrives', () => {
     const { book, tick } = setup();
     const a = book.loadAccount({

@@ -49,7 +49,8 @@ export interface LiveAccount {
   touchedEpoch: number;
   /**
    * During the notification of a tick: whether the tick is one of its positions' own pair
-   * (their prices moved), or only a pair that converts their currencies to USD.
+   * (their prices moved) or gave a position its first valuation (its P&L appears), rather
+   * than only moving a pair that converts their currencies to USD.
    */
   ownPriceMoved: boolean;
   /** Risk engine state (risk.ts). */
@@ -273,6 +274,7 @@ export class LiveBook {
     const epoch = ++this.epoch;
     const touched = this.touched;
     for (const position of affected) {
+      const wasValued = position.valued;
       this.revalue(position);
       const account = position.account;
       if (account.touchedEpoch !== epoch) {
@@ -280,7 +282,7 @@ export class LiveBook {
         account.ownPriceMoved = false;
         touched.push(account);
       }
-      if (position.pair.symbol === quote.symbol) account.ownPriceMoved = true;
+      if (position.pair.symbol === quote.symbol || position.valued !== wasValued) account.ownPriceMoved = true;
     }
     // Listeners may close positions (stop-out) and so change `affected`; notify after the loop.
     this.currentTick = quote;
