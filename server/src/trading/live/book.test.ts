@@ -92,6 +92,18 @@ function state(account: number, symbol: string, quantityCentilots: number, entry
   };
 }
 
+/** Loads account `id` (user `id`, 1,000.00 USD at 100:1) with `positions` into the book. */
+function loadTestAccount(book: LiveBook, id: number, positions: PositionState[]): LiveAccount {
+  return book.loadAccount({
+    accountId: accountId(id),
+    userId: id,
+    balanceMinor: 100_000,
+    leverage: 100,
+    status: 'ACTIVE',
+    positions,
+  });
+}
+
 function setup() {
   const prices = new Prices();
   const changed: LiveAccount[] = [];
@@ -134,22 +146,8 @@ describe('LiveBook', () => {
   it('notifies exactly the accounts whose positions a tick revalues (own pair and conversion pairs)', () => {
     const { book, changed, tick } = setup();
     for (const s of SYMBOLS) tick(quote(s, MIDS[s]!));
-    const eurgbp = book.loadAccount({
-      accountId: accountId(1),
-      userId: 1,
-      balanceMinor: 100_000,
-      leverage: 100,
-      status: 'ACTIVE',
-      positions: [state(1, 'EURGBP', 50, '0.85')],
-    });
-    const audjpy = book.loadAccount({
-      accountId: accountId(2),
-      userId: 2,
-      balanceMinor: 100_000,
-      leverage: 100,
-      status: 'ACTIVE',
-      positions: [state(2, 'AUDJPY', -30, '99.5')],
-    });
+    const eurgbp = loadTestAccount(book, 1, [state(1, 'EURGBP', 50, '0.85')]);
+    const audjpy = loadTestAccount(book, 2, [state(2, 'AUDJPY', -30, '99.5')]);
     const marginBefore = book.figures(eurgbp).marginUsed;
     const touched = (symbol: string, mid: number) => {
       changed.length = 0;
@@ -176,15 +174,7 @@ describe('LiveBook', () => {
       [1, [state(1, 'EURGBP', 50, '0.85')]],
       [2, [state(2, 'EURGBP', 10, '0.85'), state(2, 'EURUSD', 10, '1.08')]],
     ];
-    for (const [id, positions] of accounts)
-      book.loadAccount({
-        accountId: accountId(id),
-        userId: id,
-        balanceMinor: 100_000,
-        leverage: 100,
-        status: 'ACTIVE',
-        positions,
-      });
+    for (const [id, positions] of accounts) loadTestAccount(book, id, positions);
     const notified = (symbol: string, mid: number) => {
       seen.length = 0;
       book.onTick(quote(symbol, mid));
@@ -216,14 +206,7 @@ describe('LiveBook', () => {
     // EURGBP's own price, no GBPUSD yet: the position is held unvalued.
     book.seedPrice(quote('EURGBP', MIDS.EURGBP!));
     book.seedPrice(quote('EURUSD', MIDS.EURUSD!));
-    const account = book.loadAccount({
-      accountId: accountId(1),
-      userId: 1,
-      balanceMinor: 100_000,
-      leverage: 100,
-      status: 'ACTIVE',
-      positions: [state(1, 'EURGBP', 50, '0.85')],
-    });
+    const account = loadTestAccount(book, 1, [state(1, 'EURGBP', 50, '0.85')]);
     expect(account.unvalued).toBe(1);
     book.onTick(quote('GBPUSD', 1.27));
     expect(account.unvalued).toBe(0);
