@@ -186,12 +186,18 @@ export async function insertRows(trx, table, rows) {
       .execute();
 }
 
+/** A process's name and utime + stime in seconds (Linux /proc/<pid>/stat); throws if it is gone. */
+function processStat(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return { name: stat.slice(stat.indexOf('(') + 1, close), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
 /** utime + stime of a process in seconds (Linux /proc). */
 export function processCpuSeconds(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return processStat(pid).cpuSeconds;
   } catch {
     return undefined;
   }
@@ -203,12 +209,8 @@ function cpuSecondsOfProcessesNamed(name) {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const open = stat.indexOf('(');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(open + 1, close) !== name) continue;
-      const fields = stat.slice(close + 2).split(' ');
-      seconds += (Number(fields[11]) + Number(fields[12])) / 100;
+      const stat = processStat(entry);
+      if (stat.name === name) seconds += stat.cpuSeconds;
     } catch {
       // The process ended between the listing and the read.
     }
