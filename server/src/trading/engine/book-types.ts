@@ -83,7 +83,7 @@ export interface ProtectionEntry {
   persisted: string[];
   /**
    * A trailing move changed `stopLoss` since `state` was last brought up to date: `state.stopLoss`
-   * is rendered as text only when the state is read (TriggerBook's `stateOf`), never per tick.
+   * is rendered as text only when the state is read (`stateOf`, book-trailing.ts), never per tick.
    */
   stateBehind: boolean;
   held: boolean;

@@ -1,18 +1,19 @@
 import { Dec } from '@pipdesk/contract';
-import { compareOrders, compareTriggers, limitCrossed, sameDecimal, TickMoves, tickResult } from './book-helpers.js';
+import { attachOrder, attachProtection, detach, place } from './book-arming.js';
+import { compareOrders, compareTriggers, limitCrossed, TickMoves, tickResult } from './book-helpers.js';
+import { isOwnEcho, movedFurther, stateOf } from './book-trailing.js';
 import {
   type BookPair,
   type BookQuote,
   type OrderEntry,
   PairLadders,
   type ProtectionEntry,
-  type Role,
   type Target,
   type TickResult,
   type TrailingMove,
   type Trigger,
 } from './book-types.js';
-import { Ladder, type Rung, rung } from './ladder.js';
+import { Ladder } from './ladder.js';
 import type { ProtectionReason, ProtectionState, RestingOrderState } from './ports.js';
 
 export { limitCrossed } from './book-helpers.js';
@@ -20,11 +21,9 @@ export type { BookPair, BookQuote, TickResult, TrailingMove, Trigger } from './b
 
 // The resting triggers of every pair, in memory, with no I/O (docs/order-engine.md). Each pair
 // keeps its triggers in ladders sorted by trigger price, so a tick looks at the top of each
-// ladder and touches only what it crosses.
+// ladder and touches only what it crosses. Which ladder and key an entry takes is
+// book-arming.ts; how a trailing stop in memory compares with a stored one, book-trailing.ts.
 
-/** Below and above every price: a trailing stop with no stop loss yet moves on its first tick. */
-const NO_STOP_LONG = -(1n << 256n);
-const NO_STOP_SHORT = 1n << 256n;
 /** Ids of orders and positions known to be gone, kept so a late bus message cannot re-arm them. */
 const TOMBSTONES = 100_000;
 /** Trailing writes remembered per position: an echo is at most a few flushes old. */
@@ -63,17 +62,17 @@ export class TriggerBook {
     if (this.goneOrders.has(state.orderId)) return;
     const existing = this.orders.get(state.orderId);
     if (existing) {
-      this.detach(existing);
+      detach(existing, this.expiries);
       existing.state = state;
       if (existing.held) existing.changedWhileHeld = true;
-      else this.attachOrder(existing);
+      else attachOrder(existing, this.expiries);
       return;
     }
     const pair = this.pairs.get(state.symbol);
     if (!pair) return;
     const entry: OrderEntry = { kind: 'order', state, pair, placed: [], expiry: null, held: false, changedWhileHeld: false };
     this.orders.set(state.orderId, entry);
-    this.attachOrder(entry);
+    attachOrder(entry, this.expiries);
   }
 
   /** The order left PENDING (filled, cancelled, expired, rejected): it never comes back. */
@@ -92,7 +91,7 @@ export class TriggerBook {
     const existing = this.protections.get(state.positionId);
     // An older change arriving late (one published before the load that read a newer one): the newer is held.
     if (existing && (state.protectionVersion ?? 0) < (existing.state.protectionVersion ?? 0)) return;
-    const keptMove = existing !== undefined && !stopLossSet && this.movedFurther(existing, state);
+    const keptMove = existing !== undefined && !stopLossSet && movedFurther(existing, state);
     if (!keptMove && state.stopLoss === null && state.takeProfit === null && state.trailingStopPips === null) {
       if (existing) this.dropProtection(existing);
       return;
@@ -100,12 +99,12 @@ export class TriggerBook {
     const pair = existing?.pair ?? this.pairs.get(state.symbol);
     if (!pair) return;
     let stopLoss = state.stopLoss === null ? null : Dec.from(state.stopLoss);
-    if (existing && (keptMove || this.isOwnEcho(existing, state))) {
+    if (existing && (keptMove || isOwnEcho(existing, state))) {
       // The database caught up with a trailing move this engine made (or has not yet written
       // the newer ones), or the change left the stop loss as stored, behind the one the engine
       // moved: the stop loss in memory is further along and stays (a trailing stop never moves back).
       stopLoss = existing.stopLoss;
-      state = { ...state, stopLoss: this.stateOf(existing).stopLoss };
+      state = { ...state, stopLoss: stateOf(existing).stopLoss };
     } else if (existing) {
       // A stop loss given by a trader or a fill replaces the moved one: nothing of it is left to write.
       this.dirty.delete(existing);
@@ -124,7 +123,7 @@ export class TriggerBook {
       held: false,
       changedWhileHeld: false,
     };
-    if (existing) this.detach(existing);
+    if (existing) detach(existing, this.expiries);
     entry.state = state;
     entry.stopLoss = stopLoss;
     entry.stateBehind = false;
@@ -134,7 +133,7 @@ export class TriggerBook {
     // Kept ahead of the stored stop: written again, for the new protection version.
     if (keptMove) this.dirty.add(entry);
     if (entry.held) entry.changedWhileHeld = true;
-    else this.attachProtection(entry);
+    else attachProtection(entry);
   }
 
   /** The position has no protection any more (cleared, or closed: then `closed`, and it never comes back). */
@@ -187,7 +186,7 @@ export class TriggerBook {
       if (entry.kind === 'protection') {
         const reason: ProtectionReason =
           target.role === 'tp' ? 'take_profit' : entry.state.trailingStopPips !== null ? 'trailing_stop' : 'stop_loss';
-        return { kind: 'close', protection: this.stateOf(entry), reason };
+        return { kind: 'close', protection: stateOf(entry), reason };
       }
       const stopOfStopLimit = entry.state.orderType === 'STOP_LIMIT' && entry.state.triggeredAt === null;
       return { kind: stopOfStopLimit ? 'stop_limit' : 'fill', order: entry.state };
@@ -249,7 +248,7 @@ export class TriggerBook {
     const entry = this.orders.get(orderId);
     if (!entry?.held) return;
     entry.held = false;
-    this.attachOrder(entry);
+    attachOrder(entry, this.expiries);
   }
 
   /** Puts a held protection back (its close failed or was refused). */
@@ -257,7 +256,7 @@ export class TriggerBook {
     const entry = this.protections.get(positionId);
     if (!entry?.held) return;
     entry.held = false;
-    this.attachProtection(entry);
+    attachProtection(entry);
   }
 
   /**
@@ -275,7 +274,7 @@ export class TriggerBook {
       return quote;
     }
     entry.held = false;
-    this.attachOrder(entry);
+    attachOrder(entry, this.expiries);
     return undefined;
   }
 
@@ -285,7 +284,7 @@ export class TriggerBook {
   takeTrailingMoves(): TrailingMove[] {
     const moves: TrailingMove[] = [];
     for (const entry of this.dirty) {
-      const { positionId, stopLoss, protectionVersion } = this.stateOf(entry);
+      const { positionId, stopLoss, protectionVersion } = stateOf(entry);
       if (stopLoss === null) continue; // never sent: a trailing write has a stop loss
       // For the protection version it moved in: a trader's or a fill's change since then wins.
       moves.push(protectionVersion === undefined ? { positionId, stopLoss } : { positionId, stopLoss, protectionVersion });
@@ -314,7 +313,7 @@ export class TriggerBook {
 
   protection(positionId: number): ProtectionState | undefined {
     const entry = this.protections.get(positionId);
-    return entry && this.stateOf(entry);
+    return entry && stateOf(entry);
   }
 
   /** How many orders and protections the book holds (armed or held). */
@@ -336,7 +335,7 @@ export class TriggerBook {
   }
 
   private hold(entry: OrderEntry | ProtectionEntry): void {
-    this.detach(entry);
+    detach(entry, this.expiries);
     entry.held = true;
     entry.changedWhileHeld = false;
   }
@@ -349,7 +348,7 @@ export class TriggerBook {
   private moveStop(entry: ProtectionEntry, stopLoss: Dec, moves = new TickMoves()): TickMoves {
     const ladder = entry.pair.stopLadder(entry.state.long, true);
     if (entry.stopRung) ladder.rekey(entry.stopRung, stopLoss.raw);
-    else entry.stopRung = this.place(entry, ladder, stopLoss.raw, 'sl');
+    else entry.stopRung = place(entry, ladder, stopLoss.raw, 'sl');
     entry.stopLoss = stopLoss;
     entry.stateBehind = true;
     this.dirty.add(entry);
@@ -357,98 +356,13 @@ export class TriggerBook {
     return moves;
   }
 
-  /** The protection's state, its stop loss text brought up to date after trailing moves. */
-  private stateOf(entry: ProtectionEntry): ProtectionState {
-    if (entry.stateBehind) {
-      entry.state = { ...entry.state, stopLoss: entry.stopLoss!.toString() };
-      entry.stateBehind = false;
-    }
-    return entry.state;
-  }
-
-  /**
-   * Whether the engine's stop (moved by trailing) is further along (a LONG's higher, a SHORT's
-   * lower) than the stored one a change brings, on the same side; also when the change took the
-   * trailing away: the stop stays where it trailed to.
-   */
-  private movedFurther(entry: ProtectionEntry, incoming: ProtectionState): boolean {
-    const { stopLoss } = entry;
-    if (stopLoss === null || incoming.long !== entry.state.long) return false;
-    if (incoming.stopLoss === null) return true;
-    const stored = Dec.from(incoming.stopLoss);
-    return incoming.long ? stopLoss.gt(stored) : stopLoss.lt(stored);
-  }
-
-  private isOwnEcho(entry: ProtectionEntry, incoming: ProtectionState): boolean {
-    const { state, stopLoss } = entry;
-    if (state.trailingStopPips === null || incoming.trailingStopPips !== state.trailingStopPips) return false;
-    if (incoming.long !== state.long || incoming.stopLoss === null || stopLoss === null) return false;
-    if (!sameDecimal(incoming.takeProfit, state.takeProfit)) return false;
-    const theirs = Dec.from(incoming.stopLoss);
-    if (!entry.persisted.some((written) => theirs.eq(written))) return false;
-    return state.long ? stopLoss.gt(theirs) : stopLoss.lt(theirs);
-  }
-
-  private attachOrder(entry: OrderEntry): void {
-    const { state, pair } = entry;
-    const restsAsLimit = state.orderType === 'LIMIT' || (state.orderType === 'STOP_LIMIT' && state.triggeredAt !== null);
-    const price = Dec.from(restsAsLimit && state.orderType === 'STOP_LIMIT' ? state.limitPrice! : state.price).raw;
-    const buy = state.side === 'BUY';
-    const ladder = restsAsLimit
-      ? buy
-        ? pair.atOrAboveAsk // BUY LIMIT: ask ≤ price
-        : pair.atOrBelowBid // SELL LIMIT: bid ≥ price
-      : buy
-        ? pair.atOrBelowAsk // BUY STOP: ask ≥ price
-        : pair.atOrAboveBid; // SELL STOP: bid ≤ price
-    this.place(entry, ladder, price, 'order');
-    if (state.expiresAt !== null) {
-      entry.expiry = rung(BigInt(state.expiresAt), entry);
-      this.expiries.add(entry.expiry);
-    }
-  }
-
-  private attachProtection(entry: ProtectionEntry): void {
-    const { pair, stopLoss, takeProfit, distance } = entry;
-    const long = entry.state.long;
-    entry.stopRung = stopLoss ? this.place(entry, pair.stopLadder(long, distance !== null), stopLoss.raw, 'sl') : null;
-    if (takeProfit) this.place(entry, long ? pair.atOrBelowBid : pair.atOrAboveAsk, takeProfit.raw, 'tp');
-    if (distance) {
-      const key = long
-        ? stopLoss
-          ? stopLoss.raw + distance.raw
-          : NO_STOP_LONG
-        : stopLoss
-          ? stopLoss.raw - distance.raw
-          : NO_STOP_SHORT;
-      this.place(entry, long ? pair.trailLong : pair.trailShort, key, 'trail');
-    }
-  }
-
-  private place(entry: OrderEntry | ProtectionEntry, ladder: Ladder<Target>, key: bigint, role: Role): Rung<Target> {
-    const r = rung<Target>(key, { entry, role });
-    ladder.add(r);
-    entry.placed.push({ rung: r, ladder });
-    return r;
-  }
-
-  private detach(entry: OrderEntry | ProtectionEntry): void {
-    for (const { rung: r, ladder } of entry.placed) ladder.remove(r);
-    entry.placed.length = 0;
-    if (entry.kind === 'protection') entry.stopRung = null;
-    else if (entry.expiry) {
-      this.expiries.remove(entry.expiry);
-      entry.expiry = null;
-    }
-  }
-
   private dropOrder(entry: OrderEntry): void {
-    this.detach(entry);
+    detach(entry, this.expiries);
     this.orders.delete(entry.state.orderId);
   }
 
   private dropProtection(entry: ProtectionEntry): void {
-    this.detach(entry);
+    detach(entry, this.expiries);
     this.dirty.delete(entry);
     this.protections.delete(entry.state.positionId);
   }
