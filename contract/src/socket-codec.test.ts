@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pricesServerCodec } from './market.js';
-import { tradingClientCodec, tradingServerCodec } from './trading.js';
+import { tradingClientCodec, tradingServerCodec } from './trading-socket.js';
 
 describe('socket codec', () => {
   it('encodes a typed message as one JSON object and decodes it back', () => {

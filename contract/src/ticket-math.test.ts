@@ -4,7 +4,6 @@ import {
   type AccountScenario,
   DEFAULT_MARGIN_CALL_LEVEL,
   DEFAULT_STOP_OUT_LEVEL,
-  type PairTerms,
   pipsBetween,
   priceAtMarginLevel,
   priceAtPips,
@@ -13,7 +12,8 @@ import {
   realizedAtPriceUsd,
   scenarioAfterFill,
   scenarioFigures,
-} from './trading-math.js';
+} from './ticket-math.js';
+import type { PairTerms } from './trading-math.js';
 
 // The order ticket's figures (docs/screens.md#order-ticket): money at a stop or target, the
 // account after an order, and where a margin call and a stop-out would hit.
