@@ -9,7 +9,7 @@ import { ordersPageSchema, platformDataSchema, tradingAccountSchema } from './tr
 // change (docs/academy.md, docs/api.md#academy). Money in answers is a number rounded to 2
 // decimals, percentages to 2; the server keeps them exact.
 
-/** Who a user is to the academy; `trader` is the default and the spec's only role. */
+/** Who a user is to the academy; `trader` is the default and the only role outside the academy (docs/academy.md#roles). */
 export const ROLES = ['trader', 'instructor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);
@@ -159,7 +159,7 @@ export const changePasswordResponseSchema = z.object({
 });
 export type ChangePasswordResponse = z.infer<typeof changePasswordResponseSchema>;
 
-/** GET academy/me/ (beside auth/me/, whose spec shape stays): the caller's role and cohort. */
+/** GET academy/me/ (beside auth/me/, whose shape in docs/api.md#auth-calls stays): the caller's role and cohort. */
 export const academyMeSchema = z.object({
   id: z.number().int(),
   role: roleSchema,

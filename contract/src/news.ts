@@ -86,7 +86,10 @@ export const tradingNewsQuerySchema = z.strictObject({
 });
 export type TradingNewsQuery = z.infer<typeof tradingNewsQuerySchema>;
 
-/** GET /api/news/ answer: the spec's shape at the top level, no envelope (docs/api.md#news-calls; the web reads `articles`). */
+/**
+ * GET /api/news/ answer: its own shape at the top level, no envelope (docs/api.md#envelope,
+ * docs/api.md#news-calls; the web reads `articles`).
+ */
 export const newsResponseSchema = z.object({
   articles: z.array(articleSchema),
   /** Number of articles in this answer. */
@@ -94,7 +97,10 @@ export const newsResponseSchema = z.object({
 });
 export type NewsResponse = z.infer<typeof newsResponseSchema>;
 
-/** GET /api/news/trading/ answer: the spec's shape at the top level, no envelope (docs/api.md#news-calls; the web reads `combined`). */
+/**
+ * GET /api/news/trading/ answer: its own shape at the top level, no envelope (docs/api.md#envelope,
+ * docs/api.md#news-calls; the web reads `combined`).
+ */
 export const tradingNewsResponseSchema = z.object({
   /** All asked pairs' articles merged, de-duplicated, newest first, at most `limit`. */
   combined: z.array(articleSchema),

@@ -227,7 +227,10 @@ export type CancelOrderResponse = OrderResponse;
 export const modifyPositionResponseSchema = z.object({ position: positionSchema });
 export type ModifyPositionResponse = z.infer<typeof modifyPositionResponseSchema>;
 
-/** Spec shape, no envelope. `next`/`previous` are relative URLs carrying the same query. */
+/**
+ * GET trading/orders/: no envelope (docs/api.md#envelope, docs/api.md#order-list). `next`/`previous`
+ * are relative URLs carrying the same query.
+ */
 export const ordersPageSchema = z.object({
   count: z.number().int(),
   next: z.string().nullable(),

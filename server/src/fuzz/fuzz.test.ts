@@ -324,7 +324,7 @@ function answerProblem(method: string, url: string, res: Answer): string | undef
   if (res.statusCode >= 400) return errorEnvelopeSchema.safeParse(body).success ? undefined : 'not the failure envelope';
   if (!isObject(body)) return 'not an object';
   if (body.success === true && 'data' in body) return undefined;
-  // docs/api.md#envelope: the spec's shapes kept without the envelope.
+  // docs/api.md#envelope: the answers that keep their own shape, without the envelope.
   const keys = Object.keys(body).sort().join(',');
   if (keys === 'count,next,previous,results') return undefined;
   if (method === 'GET' && url.endsWith('/openapi.json') && body.openapi === '3.1.0') return undefined;

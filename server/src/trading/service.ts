@@ -49,7 +49,7 @@ export {
 export { dateBound, type OrdersPageData } from './queries/orders-page.js';
 export type { ExecutionEvent, OpenBookAccount, PositionState } from './types.js';
 
-// ------------------------------------------------------------------ the seam with live/ (T2)
+// ------------------------------------------------------------------ the seam with live/ (docs/ARCHITECTURE.md)
 
 /** The calls take plain numbers (ids from the live book and tests) and brand them here. */
 export interface TradingService {

@@ -20,7 +20,7 @@ export const CENTILOTS_PER_LOT = 100;
 export const PRICE_DECIMALS = 10;
 
 /**
- * The exact state of one position, as stored: what the live cache (T2) keeps in memory and
+ * The exact state of one position, as stored: what the live book (trading/live/) keeps in memory and
  * what every execution event carries. JSON-safe (it crosses nodes on the bus).
  */
 export interface PositionState {

@@ -16,7 +16,7 @@ describe('layout and routes (docs/screens.md#routes)', () => {
   });
 
   // The screens' contents belong to their features; the shell guarantees each route lands on
-  // its screen inside the layout (titles checked where the spec gives the screen's heading).
+  // its screen inside the layout (titles checked where docs/screens.md gives the screen's heading).
   it.each([
     ['/', 'Trading Dashboard'],
     ['/orders', 'Order History'],

@@ -22,7 +22,8 @@ export function AppLayout() {
   const { pathname } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuId = useId();
-  // After the spec's links: Academy for instructors and admins, Leaderboard for a cohort's traders.
+  // After the base links (docs/screens.md#header): Academy for instructors and admins, Leaderboard
+  // for a cohort's traders (docs/screens.md#academy).
   const me = useAcademyMe();
   const extraLinks = academyLinks(typeof me.data === 'object' ? me.data : undefined);
 

@@ -23,7 +23,7 @@ interface Notice extends NoticeInput {
 }
 
 export interface NotifyOptions {
-  /** Replaces a shown notice with the same key instead of being skipped (this tab's own answer words it as the spec says). */
+  /** Replaces a shown notice with the same key instead of being skipped (this tab's own answer words it: docs/screens.md#error-texts). */
   replace?: boolean;
 }
 

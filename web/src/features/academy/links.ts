@@ -6,7 +6,7 @@ export interface AcademyLink {
 }
 
 /**
- * The header links the academy adds after the spec's (docs/screens.md#academy): Academy for
+ * The header links the academy adds after the base ones (docs/screens.md#header, #academy): Academy for
  * instructors and admins, Leaderboard for a member of a cohort. None while the role is unknown.
  */
 export function academyLinks(me: Pick<AcademyMeDto, 'role' | 'cohort_id'> | undefined): AcademyLink[] {

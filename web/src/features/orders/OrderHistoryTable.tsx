@@ -26,9 +26,10 @@ export interface OrderHistoryTableProps {
 }
 
 /**
- * The Order History table: the spec's columns first and unchanged (Time, Pair, Type, Side,
+ * The Order History table: the eight base columns first and unchanged (Time, Pair, Type, Side,
  * Quantity, Price, Fill Price, Status; docs/screens.md#orders-page), then what pending orders and
- * protection add beside them: Limit Price (a STOP_LIMIT's), SL / TP and Expiry.
+ * protection add beside them: Limit Price (a STOP_LIMIT's), SL / TP and Expiry
+ * (docs/screens.md#orders-page-additions).
  */
 export function OrderHistoryTable({ orders, digits, empty, caption }: OrderHistoryTableProps) {
   const c = orderColumns(digits, { stopTriggered: true });

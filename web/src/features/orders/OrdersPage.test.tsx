@@ -67,7 +67,7 @@ function renderOrders(path = '/orders') {
 const search = () => new URLSearchParams(screen.getByTestId('location').textContent ?? '');
 const optionsOf = (label: string) =>
   Array.from((screen.getByLabelText(label) as HTMLSelectElement).options).map((o) => o.textContent);
-/** What pending orders and protection add, after the spec's columns (which stay as they are). */
+/** What pending orders and protection add after the eight base columns, which stay (docs/screens.md#orders-page-additions). */
 const NEW_COLUMNS = ['Limit Price', 'SL / TP', 'Expiry'];
 const manyOrders = (n: number) => Array.from({ length: n }, (_, i) => makeOrder({ id: i + 1 }));
 

@@ -36,8 +36,8 @@ export function alertText(
 }
 
 /**
- * A failed order or close on the pair page, in the spec's words. A rejection's notice from the
- * socket gives way to it (same key): the spec words it "Error: ...".
+ * A failed order or close on the pair page, in the words of docs/screens.md#error-texts. A
+ * rejection's notice from the socket gives way to it (same key): that page words it "Error: ...".
  */
 export function failureNotice(
   err: unknown,

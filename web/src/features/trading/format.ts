@@ -36,7 +36,7 @@ export function formatLots(value: number): string {
   return Math.abs(value).toFixed(2);
 }
 
-/** Leverage as the spec shows it: `100:1`. */
+/** Leverage as docs/screens.md#formatting shows it: `100:1`. */
 export function formatLeverage(leverage: number): string {
   return `${leverage}:1`;
 }
@@ -83,8 +83,8 @@ export const ORDER_REASON_LABELS: Readonly<Record<OrderReason, string | null>> =
 };
 
 /**
- * The one word for each order status, everywhere (badges, filters, notices): the form the spec
- * gives the Orders page's Status filter (docs/screens.md#orders-page).
+ * The one word for each order status, everywhere (badges, filters, notices): the form of the
+ * Orders page's Status filter (docs/screens.md#orders-page).
  */
 export const ORDER_STATUS_LABELS: Readonly<Record<OrderStatus, string>> = {
   PENDING: 'Pending',

@@ -7,7 +7,7 @@ export const TRADING_NOT_AVAILABLE_TEXT = 'Please complete your registration pro
 export function TradingNotAvailable() {
   return (
     <Alert tone="warning" className="trading-not-available">
-      {/* One sentence, as the spec words it: "Trading Not Available: Please complete ..." */}
+      {/* One sentence, as docs/screens.md#dashboard words it: "Trading Not Available: Please complete ..." */}
       <strong>{TRADING_NOT_AVAILABLE_TITLE}:</strong> {TRADING_NOT_AVAILABLE_TEXT}
     </Alert>
   );

@@ -9,7 +9,7 @@ export const DEMO_MODE_TEXT = 'Demo trading mode not yet implemented';
 /**
  * The client's trading mode (docs/screens.md#trading-mode), live by default, with no control on
  * screen. Asking for demo mode asks the server for the demo account (GET demo/account/status/,
- * which answers 400 DEMO_NOT_IMPLEMENTED) and fails with the spec's text; the mode stays live.
+ * which answers 400 DEMO_NOT_IMPLEMENTED) and fails with the text of docs/api.md#demo-calls; the mode stays live.
  */
 export class TradingModeSwitch {
   private current: TradingMode = 'live';

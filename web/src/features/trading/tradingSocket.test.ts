@@ -6,7 +6,7 @@ import { TRADING_SOCKET_RULES, TradingSocket, tradingSocketUrl } from './trading
 
 const URL = 'ws://pipdesk.test/ws/trading/';
 
-/** `random` picks the reconnect jitter; 0 keeps the spec's plain 3 s. */
+/** `random` picks the reconnect jitter; 0 keeps the plain 3 s of docs/screens.md#constants. */
 function makeSocket(token: () => string | null = () => 'token-1', random: () => number = () => 0) {
   const connected: boolean[] = [];
   const messages: TradingServerMessage[] = [];

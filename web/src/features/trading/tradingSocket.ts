@@ -113,9 +113,9 @@ export class TradingSocket {
 
   /**
    * After the socket gave up, connects again at once (the Offline state's Retry, or the
-   * browser back online): the spec's limit is per outage, and a trader who fixes the network
-   * should not have to reload. Returns whether an attempt started; nothing happens while one
-   * is under way or scheduled.
+   * browser back online): the reconnect limit of docs/screens.md#live-data-and-polling is per
+   * outage, and a trader who fixes the network should not have to reload. Returns whether an
+   * attempt started; nothing happens while one is under way or scheduled.
    */
   retryNow(): boolean {
     if (!this.running || this.socket || this.connectTimer) return false;
