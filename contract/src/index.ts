@@ -1,5 +1,6 @@
 export * from './academy.js';
 export * from './auth.js';
+export * from './bus-events.js';
 export * from './common.js';
 export * from './currencies.js';
 export * from './decimal.js';
@@ -7,6 +8,8 @@ export * from './errors.js';
 export * from './health.js';
 export * from './market.js';
 export * from './news.js';
+export * from './operations/index.js';
+export * from './order-rules.js';
 export * from './performance.js';
 export * from './socket-codec.js';
 export * from './ticket-math.js';

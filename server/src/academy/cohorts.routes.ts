@@ -1,15 +1,7 @@
-import {
-  type AcademyMeDto,
-  type CohortDto,
-  cohortCreateRequestSchema,
-  cohortInstructorRequestSchema,
-  cohortPatchRequestSchema,
-} from '@pipdesk/contract';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ops } from '@pipdesk/contract';
+import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
-import { parseInput } from '../core/validate.js';
-import { errors } from '../errors.js';
-import { pathId } from '../trading/routes.js';
+import { operationRoutes } from '../http/operation-route.js';
 import {
   academyMe,
   addInstructor,
@@ -19,65 +11,23 @@ import {
   removeInstructor,
   updateCohort,
 } from './cohorts.service.js';
-import { requireRole } from './scope.js';
 
-type IdParams = { Params: { id: string } };
-type Answer<T> = Promise<{ success: true; data: T }>;
-
-/** Cohorts and their instructors, and academy/me/ (docs/api.md#academy). Scope rules live in scope.ts. */
+/**
+ * Cohorts and their instructors, and academy/me/ (docs/api.md#academy). Scope rules live in
+ * scope.ts; the admin-only calls check the role before the body (their entries' `roles`), so a
+ * trader learns the call is not theirs, not what a cohort needs.
+ */
 export async function registerCohortRoutes(
   api: FastifyInstance,
   deps: { auth: Pick<AuthModule, 'authenticate'>; cohorts: CohortDeps },
 ): Promise<void> {
-  const preHandler = deps.auth.authenticate;
   const d = deps.cohorts;
-  const cohortId = (request: FastifyRequest<IdParams>) => pathId(request.params.id, errors.cohortNotFound);
+  const route = operationRoutes(api, deps.auth);
 
-  api.get(
-    '/academy/me/',
-    { preHandler },
-    async (request): Answer<AcademyMeDto> => ({
-      success: true,
-      data: await academyMe(d, request.auth),
-    }),
-  );
-
-  api.get(
-    '/academy/cohorts/',
-    { preHandler },
-    async (request): Answer<CohortDto[]> => ({
-      success: true,
-      data: await listCohortsFor(d, request.auth),
-    }),
-  );
-
-  api.post('/academy/cohorts/', { preHandler }, async (request, reply): Answer<CohortDto> => {
-    // The role before the body: a trader learns the call is not theirs, not what a cohort needs.
-    requireRole(request.auth, 'admin');
-    const body = parseInput(cohortCreateRequestSchema, request.body);
-    const data = await createCohort(d, request.auth, body);
-    void reply.status(201);
-    return { success: true, data };
-  });
-
-  api.patch<IdParams>('/academy/cohorts/:id/', { preHandler }, async (request): Answer<CohortDto> => {
-    requireRole(request.auth, 'admin');
-    const id = cohortId(request);
-    const body = parseInput(cohortPatchRequestSchema, request.body);
-    return { success: true, data: await updateCohort(d, request.auth, id, body) };
-  });
-
-  api.post<IdParams>('/academy/cohorts/:id/instructors/', { preHandler }, async (request): Answer<CohortDto> => {
-    requireRole(request.auth, 'admin');
-    const id = cohortId(request);
-    const body = parseInput(cohortInstructorRequestSchema, request.body);
-    return { success: true, data: await addInstructor(d, request.auth, id, body.email) };
-  });
-
-  api.delete<IdParams>('/academy/cohorts/:id/instructors/', { preHandler }, async (request): Answer<CohortDto> => {
-    requireRole(request.auth, 'admin');
-    const id = cohortId(request);
-    const body = parseInput(cohortInstructorRequestSchema, request.body);
-    return { success: true, data: await removeInstructor(d, request.auth, id, body.email) };
-  });
+  route(ops.academyMe, async (_input, { request }) => academyMe(d, request.auth));
+  route(ops.listCohorts, async (_input, { request }) => listCohortsFor(d, request.auth));
+  route(ops.createCohort, async ({ body }, { request }) => createCohort(d, request.auth, body));
+  route(ops.updateCohort, async ({ ids, body }, { request }) => updateCohort(d, request.auth, ids.id, body));
+  route(ops.addCohortInstructor, async ({ ids, body }, { request }) => addInstructor(d, request.auth, ids.id, body.email));
+  route(ops.removeCohortInstructor, async ({ ids, body }, { request }) => removeInstructor(d, request.auth, ids.id, body.email));
 }

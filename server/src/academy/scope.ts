@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuthUser } from '../auth/index.js';
 import * as users from '../auth/repo.js';
+import { requireRole } from '../auth/roles.js';
 import type { Database } from '../db/schema.js';
 import { errors } from '../errors.js';
 import * as cohorts from './cohorts.repo.js';
@@ -20,15 +21,6 @@ export type CohortAccess =
   | 'teach'
   /** Admin, its instructors or its members (the leaderboard, reading the cohort). */
   | 'view';
-
-/** 403 unless the caller holds one of `roles`. */
-export function requireRole(user: AuthUser, ...roles: Role[]): void {
-  if (!roles.includes(user.role)) throw errors.forbidden(roleMessage(roles));
-}
-
-function roleMessage(roles: Role[]): string {
-  return roles.includes('instructor') ? 'This call is for instructors and admins' : 'This call is for admins';
-}
 
 /**
  * The cohort if the caller may make a call of kind `access` on it. 403 when the caller's role

@@ -1,5 +1,7 @@
+import { ops } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
+import { operationRoutes } from '../http/operation-route.js';
 import type { HealthService } from './service.js';
 
 /**
@@ -8,18 +10,25 @@ import type { HealthService } from './service.js';
  * 503 when degraded. None needs sign-in.
  */
 export async function registerHealthRoutes(api: FastifyInstance, health: HealthService): Promise<void> {
-  api.get('/health/live/', async () => ({ success: true, data: { status: 'live' } }));
-
-  api.get('/health/ready/', async () => {
-    const report = await health.report();
-    if (report.failed.length > 0) throw errors.notReady(report.failed, report);
-    return { success: true, data: { status: 'ready', db: report.db, bus: report.bus, price_source: report.price_source } };
+  // No call here signs in: the registrar is never asked to authenticate.
+  const route = operationRoutes(api, {
+    authenticate: async () => {
+      throw new Error('the health calls need no sign-in');
+    },
   });
 
-  api.get('/health/', async (_request, reply) => {
+  route(ops.healthLive, async () => ({ status: 'live' as const }));
+
+  route(ops.healthReady, async () => {
+    const report = await health.report();
+    if (report.failed.length > 0) throw errors.notReady(report.failed, report);
+    return { status: 'ready' as const, db: report.db, bus: report.bus, price_source: report.price_source };
+  });
+
+  route(ops.health, async (_input, { reply }) => {
     const { failed, ...report } = await health.report();
     // The shape is the one it always had; only the status code (and `status`) tell a degraded node.
     if (failed.length > 0) void reply.status(503);
-    return { success: true, data: { status: failed.length > 0 ? 'degraded' : 'ok', ...report } };
+    return { status: failed.length > 0 ? ('degraded' as const) : ('ok' as const), ...report };
   });
 }

@@ -1,3 +1,4 @@
+import type { HealthReportDto } from '@pipdesk/contract';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Bus } from '../realtime/bus.js';
@@ -18,7 +19,7 @@ export interface HealthDeps {
   bus: Bus;
   priceSource: () => PriceSourceHealth;
   /** Per-source news state, shown as is (news never makes a node unready: it keeps its last articles). */
-  news: () => unknown;
+  news: () => HealthReportDto['news'];
 }
 
 export type ReadinessCheck = 'database' | 'bus' | 'price';
@@ -28,7 +29,7 @@ export interface HealthReport {
   db: { kind: Db['kind']; ok: boolean };
   bus: { kind: Bus['name']; ok: boolean };
   price_source: PriceSourceHealth;
-  news: unknown;
+  news: HealthReportDto['news'];
   /** The checks that failed, in a fixed order; empty when ready. */
   failed: ReadinessCheck[];
 }

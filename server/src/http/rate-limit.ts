@@ -60,9 +60,10 @@ export async function installRateLimits(app: FastifyInstance, config: Config): P
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
     if (!url.startsWith('/api/') || url.startsWith('/api/health')) return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const changesOrders = url.startsWith('/api/trading/') && methods.some((m) => m !== 'GET' && m !== 'HEAD');
-    const news = url === '/api/news/' || url === '/api/news/trading/';
+    // The extra limits a call counts against are its contract entry's (docs/api.md#how-a-call-is-declared).
+    const extra = route.config?.operation?.rateLimits ?? [];
+    const changesOrders = extra.includes('orders');
+    const news = extra.includes('news-refresh');
     const check: preHandlerAsyncHookHandler = async (request, reply) => {
       await refuseOver(everyCall, request);
       if (changesOrders && request.method !== 'GET' && request.method !== 'HEAD') await refuseOver(orders, request);

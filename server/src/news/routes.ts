@@ -1,16 +1,7 @@
-import {
-  type Article,
-  type ClearNewsCacheResponse,
-  clearNewsCacheRequestSchema,
-  type Envelope,
-  type NewsResponse,
-  newsQuerySchema,
-  type TradingNewsResponse,
-  tradingNewsQuerySchema,
-} from '@pipdesk/contract';
+import { type Article, ops } from '@pipdesk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
-import { parseInput } from '../core/validate.js';
+import { operationRoutes } from '../http/operation-route.js';
 import type { NewsService } from './service.js';
 
 /**
@@ -19,16 +10,15 @@ import type { NewsService } from './service.js';
  * answers in the usual envelope.
  */
 export async function registerNewsRoutes(api: FastifyInstance, deps: { auth: AuthModule; service: NewsService }): Promise<void> {
-  const { auth, service } = deps;
+  const { service } = deps;
+  const route = operationRoutes(api, deps.auth);
 
-  api.get('/news/', { preHandler: auth.authenticate }, async (request): Promise<NewsResponse> => {
-    const query = parseInput(newsQuerySchema, request.query, 'query');
+  route(ops.news, async ({ query }, { request }) => {
     const articles = withAbsoluteUrls(await service.general(query), originOf(request));
     return { articles, count: articles.length };
   });
 
-  api.get('/news/trading/', { preHandler: auth.authenticate }, async (request): Promise<TradingNewsResponse> => {
-    const query = parseInput(tradingNewsQuerySchema, request.query, 'query');
+  route(ops.tradingNews, async ({ query }, { request }) => {
     const answer = await service.trading(query);
     const origin = originOf(request);
     return {
@@ -39,14 +29,7 @@ export async function registerNewsRoutes(api: FastifyInstance, deps: { auth: Aut
     };
   });
 
-  api.post(
-    '/news/clear-cache/',
-    { preHandler: auth.authenticate },
-    async (request): Promise<Envelope<ClearNewsCacheResponse>> => {
-      const body = parseInput(clearNewsCacheRequestSchema, request.body ?? {}, 'body');
-      return { success: true, data: { cleared: service.clearCache(body.type) } };
-    },
-  );
+  route(ops.clearNewsCache, async ({ body }) => ({ cleared: service.clearCache(body.type) }));
 }
 
 /** The address the trader used, so wire links open this deployment; a garbled Host header falls back to localhost. */

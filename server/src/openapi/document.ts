@@ -1,9 +1,12 @@
 import {
+  answersOf,
   articleSchema,
   candleSchema,
   errorEnvelopeSchema,
   fxPairSchema,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
   journalEntrySchema,
+  type OperationSpec,
   orderRejectedSchema,
   orderSchema,
   positionSchema,
@@ -13,12 +16,11 @@ import {
   userSchema,
 } from '@pipdesk/contract';
 import { z } from 'zod';
-import type { ApiOperation } from './types.js';
 
 /** A JSON schema as the document holds it. */
 export type JsonSchema = Record<string, unknown>;
 
-export interface OpenApiDocument {
+export interface OpenApiDocument extends Record<string, unknown> {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
   paths: Record<string, Record<string, JsonSchema>>;
@@ -53,6 +55,18 @@ const TAGS = [
   { name: 'docs', description: 'This document and its page.' },
 ];
 
+/** A row id in a path (docs/api.md#how-a-call-is-declared): anything else is the call's 404. */
+const ID_PARAMETER: JsonSchema = { type: 'string', pattern: '^\\d{1,15}$' };
+
+const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key with the same request answers the first answer again (marked `Idempotent-Replayed: true`); with another request 422 `IDEMPOTENCY_KEY_REUSED`. docs/trading-rules.md#idempotency.',
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+};
+
 const componentRef = (name: string) => `#/components/schemas/${name}`;
 
 /** `/api/trading/orders/:id/` → `/api/trading/orders/{id}/`. */
@@ -61,7 +75,7 @@ export function openApiPath(fastifyPath: string): string {
 }
 
 /** The schema name of an operation's answer for a status. */
-export function answerSchemaName(op: ApiOperation, status: number): string {
+export function answerSchemaName(op: OperationSpec, status: number): string {
   return `${op.operationId[0]?.toUpperCase()}${op.operationId.slice(1)}${status}`;
 }
 
@@ -80,14 +94,14 @@ function inputSchema(schema: z.ZodType): JsonSchema {
  * Builds the OpenAPI 3.1 document from the operations' contract schemas (docs/api.md#openapi).
  * Answers are the schemas' output side (what the server sends), requests their input side.
  */
-export function buildOpenApiDocument(operations: readonly ApiOperation[], version: string): OpenApiDocument {
+export function buildOpenApiDocument(operations: readonly OperationSpec[], version: string): OpenApiDocument {
   // One registry of every answer schema: z.toJSONSchema emits each as a component and refers to
   // the shared ones by name, so an order looks the same in every answer.
   const answers = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(SHARED_SCHEMAS)) answers.add(schema, { id });
   const answerIds = new Map<string, string>();
   for (const op of operations) {
-    for (const [status, answer] of Object.entries(op.answers)) {
+    for (const [status, answer] of Object.entries(answersOf(op))) {
       if (!answer.json) continue;
       const existing = answers.get(answer.json)?.id;
       const id = existing ?? answerSchemaName(op, Number(status));
@@ -123,10 +137,13 @@ export function buildOpenApiDocument(operations: readonly ApiOperation[], versio
   };
 }
 
-function operationObject(op: ApiOperation, answerIds: Map<string, string>): JsonSchema {
+function operationObject(op: OperationSpec, answerIds: Map<string, string>): JsonSchema {
   const parameters: JsonSchema[] = [];
   const pathNames = [...op.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
-  const paramSchemas = op.params ? (inputSchema(op.params).properties as Record<string, JsonSchema>) : {};
+  const paramSchemas = {
+    ...(op.params ? (inputSchema(op.params).properties as Record<string, JsonSchema>) : {}),
+    ...Object.fromEntries(Object.keys(op.ids ?? {}).map((name) => [name, ID_PARAMETER])),
+  };
   for (const name of pathNames) {
     parameters.push({ name, in: 'path', required: true, schema: paramSchemas[name] ?? { type: 'string' } });
   }
@@ -137,12 +154,10 @@ function operationObject(op: ApiOperation, answerIds: Map<string, string>): Json
       parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   }
-  for (const [name, header] of Object.entries(op.headers ?? {})) {
-    parameters.push({ name, in: 'header', required: false, description: header.description, schema: inputSchema(header.schema) });
-  }
+  if (op.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
 
   const responses: Record<string, JsonSchema> = {};
-  for (const [status, answer] of Object.entries(op.answers)) {
+  for (const [status, answer] of Object.entries(answersOf(op))) {
     const id = answerIds.get(`${op.operationId} ${status}`);
     const content = id
       ? { 'application/json': { schema: { $ref: componentRef(id) } } }

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { API_OPERATIONS, ops } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
+import { operationRoutes } from '../http/operation-route.js';
 import { DOCS_CSS, DOCS_HTML, DOCS_JS } from './docs-page.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './document.js';
-import { API_OPERATIONS } from './operations.js';
 
 /** The server package's version, from src/openapi or dist/openapi alike. */
 function serverVersion(): string {
@@ -22,11 +23,17 @@ function serverVersion(): string {
 export function installApiDocs(app: FastifyInstance): void {
   let document: OpenApiDocument | undefined;
 
-  app.get('/api/openapi.json', async (_request, reply) => {
-    document ??= buildOpenApiDocument(API_OPERATIONS, serverVersion());
-    return reply.header('cache-control', 'no-cache').send(document);
+  const route = operationRoutes(app, {
+    authenticate: async () => {
+      throw new Error('the API document needs no sign-in');
+    },
   });
-  app.get('/api/docs/', async (_request, reply) =>
+  route(ops.openapi, async (_input, { reply }) => {
+    document ??= buildOpenApiDocument(API_OPERATIONS, serverVersion());
+    void reply.header('cache-control', 'no-cache');
+    return document;
+  });
+  route(ops.docsPage, async (_input, { reply }) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(DOCS_HTML),
   );
   app.get('/api/docs/docs.js', async (_request, reply) =>

@@ -1,4 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { API_OPERATIONS, answersOf, type OperationSpec } from '@pipdesk/contract';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +11,7 @@ import { insertSignedInTrader } from '../test/factories.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';
 import { addTrader } from '../test/traders.js';
 import { answerSchemaName, type OpenApiDocument, openApiPath } from './document.js';
-import { API_OPERATIONS } from './operations.js';
 import { compareWithRoutes, exclusionReason, type RegisteredRoute } from './registry.js';
-import type { ApiOperation } from './types.js';
 
 // docs/api.md#openapi: the document covers every route the app registers, and a real answer of
 // every documented call matches the schema the document gives for its status.
@@ -116,7 +115,7 @@ describe('the document', () => {
 
 // ------------------------------------------------------------------ the answers
 
-function opById(id: string): ApiOperation {
+function opById(id: string): OperationSpec {
   const op = API_OPERATIONS.find((o) => o.operationId === id);
   if (!op) throw new Error(`no operation ${id}`);
   return op;
@@ -126,7 +125,7 @@ function opById(id: string): ApiOperation {
 const seen = new Map<string, Set<number>>();
 
 /** Whether a concrete URL is an instance of the operation's path. */
-function matchesPath(op: ApiOperation, url: string): boolean {
+function matchesPath(op: OperationSpec, url: string): boolean {
   const pattern = op.path.replace(/[.]/g, '\\.').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
   return new RegExp(`^${pattern}$`).test(url.split('?')[0] ?? '');
 }
@@ -184,7 +183,7 @@ interface DocumentedParameter {
  * headers match the documented parameters and its body the documented request body.
  */
 function requestMatchesDocument(
-  op: ApiOperation,
+  op: OperationSpec,
   url: string,
   payload: unknown,
   query: Record<string, string>,
@@ -493,7 +492,7 @@ describe('every documented call answers as documented', () => {
 
     // Every operation was called and answered at least once with its first documented status.
     for (const op of API_OPERATIONS) {
-      const first = Math.min(...Object.keys(op.answers).map(Number));
+      const first = Math.min(...Object.keys(answersOf(op)).map(Number));
       expect([...(seen.get(op.operationId) ?? [])], `${op.method} ${op.path} never answered ${first}`).toContain(first);
     }
   });

@@ -1,4 +1,4 @@
-import type { ApiOperation } from './types.js';
+import type { OperationSpec } from '@pipdesk/contract';
 
 /** A route as Fastify registered it. */
 export interface RegisteredRoute {
@@ -38,8 +38,8 @@ export function exclusionReason(route: RegisteredRoute): string | undefined {
 /** Routes that must be documented and are not, and operations whose route does not exist. */
 export function compareWithRoutes(
   routes: readonly RegisteredRoute[],
-  operations: readonly ApiOperation[],
-): { undocumented: RegisteredRoute[]; withoutRoute: ApiOperation[] } {
+  operations: readonly OperationSpec[],
+): { undocumented: RegisteredRoute[]; withoutRoute: OperationSpec[] } {
   const key = (method: string, url: string) => `${method} ${url}`;
   const documented = new Set(operations.map((op) => key(op.method, op.path)));
   const registered = new Set(routes.map((r) => key(r.method, r.url)));

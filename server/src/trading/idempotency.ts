@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { type AppError, errors } from '../errors.js';
@@ -7,21 +6,6 @@ import * as repo from './repo.js';
 
 /** Keys are kept at least this long (docs/trading-rules.md#idempotency: ≥ 24 h); older ones are purged. */
 export const IDEMPOTENCY_KEY_TTL_MS = 25 * 60 * 60 * 1000;
-
-/** Reads the optional `Idempotency-Key` header: 1 to 255 visible characters, else 400. */
-export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (Array.isArray(header))
-    throw errors.validation('Idempotency-Key: send the header once', [
-      { field: 'Idempotency-Key', message: 'send the header once' },
-    ]);
-  const key = header.trim();
-  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    const message = `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`;
-    throw errors.validation(`Idempotency-Key: ${message}`, [{ field: 'Idempotency-Key', message }]);
-  }
-  return key;
-}
 
 /** The fingerprint of an order request: a retry must repeat it exactly (after normalisation). */
 export function requestHash(request: Record<string, unknown>): string {

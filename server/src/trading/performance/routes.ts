@@ -1,6 +1,7 @@
-import type { PerformanceDto } from '@pipdesk/contract';
+import { ops } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../../auth/index.js';
+import { operationRoutes } from '../../http/operation-route.js';
 import type { TradingDeps } from '../deps.js';
 import { userId } from '../types.js';
 import { performanceOfUser } from './service.js';
@@ -9,12 +10,6 @@ export async function registerPerformanceRoutes(
   api: FastifyInstance,
   deps: { auth: AuthModule; trading: Pick<TradingDeps, 'db' | 'pricing'> },
 ): Promise<void> {
-  api.get(
-    '/trading/performance/',
-    { preHandler: deps.auth.authenticate },
-    async (request): Promise<{ success: true; data: PerformanceDto }> => ({
-      success: true,
-      data: await performanceOfUser(deps.trading, userId(request.auth.userId)),
-    }),
-  );
+  const route = operationRoutes(api, deps.auth);
+  route(ops.performance, async (_input, { request }) => performanceOfUser(deps.trading, userId(request.auth.userId)));
 }
