@@ -27,7 +27,10 @@ function captureRoutes(): { routes: RegisteredRoute[]; stop(): void } {
     const { fastify } = message as { fastify: FastifyInstance };
     fastify.addHook('onRoute', (route: RouteOptions & { websocket?: boolean }) => {
       for (const method of [route.method].flat()) {
-        if (method !== 'HEAD') routes.push({ method, url: route.url, websocket: route.websocket === true });
+        if (method !== 'HEAD') {
+          const operationId = route.config?.operation?.operationId;
+          routes.push({ method, url: route.url, websocket: route.websocket === true, ...(operationId ? { operationId } : {}) });
+        }
       }
     });
   };
@@ -64,7 +67,7 @@ describe('the document', () => {
     const { undocumented, withoutRoute } = compareWithRoutes(routes, API_OPERATIONS);
     expect(
       undocumented.map((r) => `${r.method} ${r.url}`),
-      'routes missing from server/src/openapi/operations.ts',
+      'routes missing from the operations map (contract/src/operations)',
     ).toEqual([]);
     expect(
       withoutRoute.map((op) => `${op.method} ${op.path}`),
@@ -73,6 +76,21 @@ describe('the document', () => {
     for (const op of API_OPERATIONS) {
       expect(doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()], `${op.method} ${op.path}`).toBeDefined();
     }
+  });
+
+  it('registers every API route from its entry in the operations map, and every entry exactly once', () => {
+    const apiRoutes = routes.filter((r) => !exclusionReason(r));
+    const fromMap = apiRoutes.filter((r) => r.operationId !== undefined);
+    expect(
+      apiRoutes.filter((r) => r.operationId === undefined).map((r) => `${r.method} ${r.url}`),
+      'routes registered by hand instead of from their entry (http/operation-route.ts)',
+    ).toEqual([]);
+    for (const r of fromMap) {
+      const op = opById(r.operationId as string);
+      expect(`${r.method} ${r.url}`, r.operationId).toBe(`${op.method} ${op.path}`);
+    }
+    const registered = fromMap.map((r) => r.operationId).sort();
+    expect(registered).toEqual(API_OPERATIONS.map((op) => op.operationId).sort());
   });
 
   it('leaves out only sockets, the web app, the 404 catch-all and the page assets, each with its reason', () => {

@@ -5,6 +5,8 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   websocket: boolean;
+  /** The contract entry it was registered from (docs/api.md#how-a-call-is-declared), if any. */
+  operationId?: string;
 }
 
 /**
