@@ -1,4 +1,4 @@
-import { refreshResponseSchema } from '@pipdesk/contract';
+import { type CallInput, type OkData, type OperationSpec, ops, pathOf, refreshResponseSchema } from '@pipdesk/contract';
 import { recordApiCall } from './apiLog';
 import { ApiError, NetworkError, serverMessageOf } from './errors';
 import type { TokenStore } from './tokens';
@@ -50,6 +50,32 @@ type AnswerBody = 'json' | 'blob';
 // The refresh answer's `refresh` is optional in docs/api.md#auth-calls; the old one is kept when absent.
 const refreshAnswerSchema = enveloped(refreshResponseSchema.partial({ refresh: true }));
 
+/** What a call may add to its input: how it is sent, not what it says. */
+export interface CallOptions<T = unknown>
+  extends Pick<RequestOptions<T>, 'signal' | 'keepalive' | 'bearer' | 'renewOn401' | 'headers'> {
+  /** Sent as `Idempotency-Key` (the entry must be idempotent; docs/trading-rules.md#idempotency). */
+  idempotencyKey?: string;
+  /** Reads the answer's data with this schema instead of the entry's (a narrower view of it). */
+  answer?: Schema<T>;
+}
+
+/** A call's arguments: its input may be left out when nothing in it is required. */
+export type CallArgs<Op extends OperationSpec, T = OkData<Op>> = Record<string, never> extends CallInput<Op>
+  ? [input?: CallInput<Op>, options?: CallOptions<T>]
+  : [input: CallInput<Op>, options?: CallOptions<T>];
+
+/** The path of a call under the client's base (`/api`), its parameters filled in. */
+export function callPath(op: OperationSpec, input: { ids?: object; params?: object } | undefined): string {
+  const path = pathOf(op, { ...(input?.ids as Record<string, string | number>), ...(input?.params as Record<string, string>) });
+  return path.startsWith('/api/') ? path.slice('/api'.length) : path;
+}
+
+/** The schema of a call's whole answer: its data, inside the envelope unless the entry says it has none. */
+function answerSchema<T>(op: OperationSpec, data: Schema<T> | undefined): Schema<T> {
+  const schema = data ?? (op.ok?.data as Schema<T> | undefined) ?? (anyAnswer as Schema<T>);
+  return op.ok?.envelope === false ? schema : enveloped(schema);
+}
+
 /** A success envelope `{success: true, data}` whose data `schema` validates. */
 export function enveloped<T>(schema: Schema<T>): Schema<T> {
   return {
@@ -86,6 +112,30 @@ export class ApiClient {
   /** POST to a `{success, data}` call and return its data. */
   post<T>(path: string, body: unknown, data: Schema<T>, options: Omit<RequestOptions<T>, 'schema' | 'method' | 'body'> = {}) {
     return this.request(path, { ...options, method: 'POST', body, schema: enveloped(data) });
+  }
+
+  /**
+   * A call of the contract's map (docs/api.md#how-a-call-is-declared): `api.call(ops.cancelOrder,
+   * { ids: { id } })`. Its path, method, envelope and answer schema are the entry's; the answer's
+   * data comes back typed.
+   */
+  call<Op extends OperationSpec, T = OkData<Op>>(op: Op, ...[input, options = {}]: CallArgs<Op, T>): Promise<T> {
+    const { idempotencyKey, answer, headers, ...rest } = options;
+    const inp = input as { query?: Record<string, QueryValue>; body?: unknown } | undefined;
+    return this.request(callPath(op, input), {
+      ...rest,
+      method: op.method,
+      ...(inp?.body === undefined ? {} : { body: inp.body }),
+      ...(inp?.query ? { query: inp.query } : {}),
+      headers: idempotencyKey === undefined ? headers : { ...headers, 'Idempotency-Key': idempotencyKey },
+      schema: answerSchema(op, answer),
+    });
+  }
+
+  /** A call whose answer is a file (the orders' CSV export): see `download`. */
+  downloadCall<Op extends OperationSpec>(op: Op, input: CallInput<Op>, options: Pick<DownloadOptions, 'signal'> = {}): Promise<Blob> {
+    const inp = input as { query?: Record<string, QueryValue> };
+    return this.download(callPath(op, input), { ...options, query: inp.query, accept: op.ok?.contentType });
   }
 
   /**
@@ -188,7 +238,7 @@ export class ApiClient {
       // Another tab renewed while we waited for the lock: use its tokens instead of spending ours.
       if (stored.access && stored.refresh && stored.refresh !== seenRefresh) return stored.access;
       if (!stored.refresh) throw new ApiError(401, 'NO_REFRESH_TOKEN', undefined, undefined);
-      const answer = await this.send('/auth/refresh/', { method: 'POST', body: { refresh: stored.refresh } }, stored.access);
+      const answer = await this.send(callPath(ops.refresh, {}), { method: 'POST', body: { refresh: stored.refresh } }, stored.access);
       if (answer.status < 200 || answer.status >= 300) throw this.failure(answer);
       let data: { access: string; refresh?: string | undefined };
       try {
