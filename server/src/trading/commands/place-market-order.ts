@@ -1,4 +1,4 @@
-import { Dec, isLotStep, type OrderSide, type PlaceMarketOrderResponse } from '@pipdesk/contract';
+import { Dec, isLotStep, type OrderSide, type PlaceMarketOrderRequest, type PlaceMarketOrderResponse } from '@pipdesk/contract';
 import type { PairCatalog } from '../../market/index.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
@@ -18,16 +18,8 @@ import * as repo from '../repo.js';
 import type { UserId } from '../types.js';
 import { placeWithKey } from './keyed-placement.js';
 
-export interface PlaceOrderInput {
-  symbol: string;
-  side: OrderSide;
-  /** Lots. */
-  quantity: number;
-  /** Protection of the position the order leaves open (docs/orders.md#protection-on-positions). */
-  stop_loss?: number | undefined;
-  take_profit?: number | undefined;
-  trailing_stop_pips?: number | undefined;
-}
+/** A market order as its call's contract entry reads it (docs/api.md#how-a-call-is-declared). */
+export type PlaceOrderInput = PlaceMarketOrderRequest;
 
 export type PlaceOrderResult = PlaceMarketOrderResponse;
 
