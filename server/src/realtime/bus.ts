@@ -1,40 +1,44 @@
 import { EventEmitter } from 'node:events';
+import type { BusEventMap, BusMessageMap, BusMessage as MessageOf } from '@pipdesk/contract';
+import type { EngineChange } from '../trading/engine/ports.js';
+import type { ExecutionEvent } from '../trading/types.js';
 
-/**
- * Events that cross nodes. With one process they stay in memory; with REDIS_URL they go
- * through Redis pub/sub so every node can fan them out to its own sockets.
- */
-export interface BusEvents {
-  /** A price tick from the node that owns the price source. */
-  tick: { symbol: string; bid: number; ask: number; timestamp: number };
-  /** A trader's order was executed (or rejected) on some node. */
-  execution: { userId: number; accountId: number; payload: unknown };
-  /** A session ended (logout, family revocation): sockets authenticated with it close. */
-  session_revoked: { sessionId: string };
-  /** A user was disabled: every socket of theirs closes. */
-  user_disabled: { userId: number };
-  /** Anything else a module needs to broadcast; keyed by `topic`. */
-  message: { topic: string; payload: unknown };
-  /**
-   * A node's Redis link came back after an outage (docs/operations.md#redis-outages-and-leadership):
-   * what travelled while it was down is lost, so every node reloads its in-memory state from
-   * the database. Raised by the Redis bus itself, never by a module; `node` names the node.
-   */
-  resync: { node: string };
+/** The shapes of the contract's bus map that the trading module defines (JSON-safe, they cross nodes). */
+interface ServerShapes {
+  execution: ExecutionEvent;
+  engineChange: EngineChange;
 }
 
+/**
+ * Events that cross nodes (the contract's map, docs/ARCHITECTURE.md#many-processes). With one
+ * process they stay in memory; with REDIS_URL they go through Redis pub/sub so every node can
+ * fan them out to its own sockets.
+ */
+export type BusEvents = BusEventMap<ServerShapes>;
 export type BusTopic = keyof BusEvents;
+/** The payload of a topic. */
+export type BusPayload<T extends BusTopic> = BusEvents[T];
 
-export interface Bus {
+/** The modules' own topics, carried by the `message` event. */
+export type BusMessages = BusMessageMap<ServerShapes>;
+export type BusMessageTopic = keyof BusMessages;
+/** A `message` event `{topic, payload}`: a handler that switches on `topic` gets the payload typed. */
+export type BusMessage<T extends BusMessageTopic = BusMessageTopic> = MessageOf<BusMessages, T>;
+
+/** A bus typed by its `topic → payload` map: what is published is what the topic declares, and what is heard too. */
+export interface EventBus<M> {
   readonly name: 'memory' | 'redis';
-  publish<K extends BusTopic>(topic: K, event: BusEvents[K]): void;
-  subscribe<K extends BusTopic>(topic: K, handler: (event: BusEvents[K]) => void): () => void;
+  publish<T extends keyof M & string>(topic: T, payload: M[T]): void;
+  subscribe<T extends keyof M & string>(topic: T, handler: (payload: M[T]) => void): () => void;
   /** Whether the bus can currently deliver across nodes (always true in memory). */
   healthy(): boolean;
   /** Called when `healthy()` changes (never in memory). */
   onHealthChange(listener: (healthy: boolean) => void): () => void;
   close(): Promise<void>;
 }
+
+/** The app's bus. */
+export type Bus = EventBus<BusEvents>;
 
 /** The default bus for a single process. Delivery is synchronous, in publish order. */
 export class MemoryBus implements Bus {
@@ -43,10 +47,10 @@ export class MemoryBus implements Bus {
   constructor() {
     this.emitter.setMaxListeners(0);
   }
-  publish<K extends BusTopic>(topic: K, event: BusEvents[K]): void {
-    this.emitter.emit(topic, event);
+  publish<T extends BusTopic>(topic: T, payload: BusPayload<T>): void {
+    this.emitter.emit(topic, payload);
   }
-  subscribe<K extends BusTopic>(topic: K, handler: (event: BusEvents[K]) => void): () => void {
+  subscribe<T extends BusTopic>(topic: T, handler: (payload: BusPayload<T>) => void): () => void {
     this.emitter.on(topic, handler);
     return () => this.emitter.off(topic, handler);
   }

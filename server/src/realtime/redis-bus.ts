@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Bus, BusEvents, BusTopic } from './bus.js';
+import type { Bus, BusPayload, BusTopic } from './bus.js';
 
 /** What the bus logs with (the app's logger; the CLI logs nothing). */
 export type BusLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
@@ -119,8 +119,9 @@ export async function createRedisBus(
     if (!recovered) return;
     log.info({ node }, 'Redis bus back: cross-node delivery restored; resynchronising from the database');
     // This node reloads now; the others reload when they hear it (they missed what it did meanwhile).
-    deliver('resync', { node });
-    publishRemote('resync', { node });
+    const resync: BusPayload<'resync'> = { node };
+    deliver('resync', resync);
+    publishRemote('resync', resync);
   };
 
   const publishRemote = (topic: string, event: unknown) => {
@@ -167,12 +168,12 @@ export async function createRedisBus(
 
   return {
     name: 'redis',
-    publish<K extends BusTopic>(topic: K, event: BusEvents[K]) {
-      if (healthy()) publishRemote(topic, event);
+    publish<T extends BusTopic>(topic: T, payload: BusPayload<T>) {
+      if (healthy()) publishRemote(topic, payload);
       // Redis is down: this node's own traders still hear of it; the other nodes reload it after the outage.
-      else deliver(topic, event);
+      else deliver(topic, payload);
     },
-    subscribe<K extends BusTopic>(topic: K, handler: (event: BusEvents[K]) => void) {
+    subscribe<T extends BusTopic>(topic: T, handler: (payload: BusPayload<T>) => void) {
       let set = handlers.get(topic);
       if (!set) {
         set = new Set();
@@ -182,6 +183,7 @@ export async function createRedisBus(
           sub.subscribe(prefix + topic).catch((err: unknown) => warnOnce(err, 'subscribing to the Redis bus failed'));
         }
       }
+      // Whatever arrives on the topic's channel was published with its declared payload (the contract's map).
       const h = handler as (event: unknown) => void;
       set.add(h);
       return () => set?.delete(h);

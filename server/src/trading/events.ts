@@ -1,24 +1,29 @@
-import type { OrderDto, PositionDto } from '@pipdesk/contract';
+import type { BalanceAdjustedPayload, OrderDto, OrderUpdatePayload, PositionProtectionPayload } from '@pipdesk/contract';
+import type { BusMessage, BusMessageTopic } from '../realtime/bus.js';
 import type { TradingDeps } from './deps.js';
 import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
 import type { Execution } from './execution.js';
 import { executionEngineChanges } from './presenter.js';
 import type { ExecutionEvent } from './types.js';
 
-// Every bus message the trading commands publish goes out from here.
+// Every bus message the trading commands publish goes out from here; the topics and their
+// payloads are the contract's bus map (contract/src/bus-events.ts).
 
-/** Bus 'message' topic published after a negative balance adjustment. */
-export const BALANCE_ADJUSTED_TOPIC = 'trading.balance_adjusted';
+export type { BalanceAdjustedPayload, OrderUpdatePayload, PositionProtectionPayload } from '@pipdesk/contract';
 
-/** The payload of a `BALANCE_ADJUSTED_TOPIC` message. */
-export interface BalanceAdjustedPayload {
-  userId: number;
-  accountId: number;
-  /** The balance after the adjustment (cents). */
-  balance_minor: number;
-  /** The adjustment (cents). */
-  amount_minor: number;
-}
+/** Bus 'message' topic published after a negative balance adjustment or an academy reset: live books follow the balance. */
+export const BALANCE_ADJUSTED_TOPIC = 'trading.balance_adjusted' satisfies BusMessageTopic;
+
+/**
+ * Bus 'message' topic of every change of a trader's order that is not an execution (placed,
+ * modified, triggered, cancelled, expired, rejected at placement); each node forwards it to
+ * the trader's trading sockets as `order_update`. An execution's own `order_update` is made
+ * from its 'execution' event, so an order never costs two bus messages.
+ */
+export const ORDER_UPDATE_TOPIC = 'trading.order_update' satisfies BusMessageTopic;
+
+/** Bus 'message' topic of a position whose protection the trader changed (PATCH positions/{id}/): live books follow it. */
+export const POSITION_PROTECTION_TOPIC = 'trading.position_protection' satisfies BusMessageTopic;
 
 /**
  * Announces a committed execution (or a stored rejection) on bus topic 'execution', which
@@ -64,58 +69,27 @@ export function publishBalanceAdjusted(deps: Pick<TradingDeps, 'bus' | 'log'>, p
   deps.bus.publish('message', { topic: BALANCE_ADJUSTED_TOPIC, payload });
 }
 
-/**
- * Bus 'message' topic of every change of a trader's order that is not an execution (placed,
- * modified, triggered, cancelled, expired, rejected at placement); each node forwards it to
- * the trader's trading sockets as `order_update`. An execution's own `order_update` is made
- * from its 'execution' event, so an order never costs two bus messages.
- */
-export const ORDER_UPDATE_TOPIC = 'trading.order_update';
-
-/** The payload of an `ORDER_UPDATE_TOPIC` message. */
-export interface OrderUpdatePayload {
-  userId: number;
-  accountId: number;
-  order: OrderDto;
-}
-
-/** Bus 'message' topic of a position whose protection the trader changed (PATCH positions/{id}/): live books follow it. */
-export const POSITION_PROTECTION_TOPIC = 'trading.position_protection';
-
-/** The payload of a `POSITION_PROTECTION_TOPIC` message. */
-export interface PositionProtectionPayload {
-  userId: number;
-  accountId: number;
-  positionId: number;
-  /** Exact decimal text, or null. */
-  stopLoss: string | null;
-  takeProfit: string | null;
-  trailingStopPips: number | null;
-  /** The position as the call answered it. */
-  position: PositionDto;
-}
-
 /** Publishes after commit; a failing listener must not turn a committed change into an error answer. */
-function publishMessage(deps: Pick<TradingDeps, 'bus' | 'log'>, topic: string, payload: unknown): void {
+function publishMessage(deps: Pick<TradingDeps, 'bus' | 'log'>, message: BusMessage): void {
   try {
-    deps.bus.publish('message', { topic, payload });
+    deps.bus.publish('message', message);
   } catch (err) {
-    deps.log.error({ err, topic }, 'publishing a trading message failed');
+    deps.log.error({ err, topic: message.topic }, 'publishing a trading message failed');
   }
 }
 
 export function publishOrderUpdate(deps: Pick<TradingDeps, 'bus' | 'log' | 'metrics'>, payload: OrderUpdatePayload): void {
   recordOrderEvent(deps, payload.userId, payload.accountId, updateOutcome(payload.order), payload.order);
-  publishMessage(deps, ORDER_UPDATE_TOPIC, payload);
+  publishMessage(deps, { topic: ORDER_UPDATE_TOPIC, payload });
 }
 
 export function publishPositionProtection(deps: Pick<TradingDeps, 'bus' | 'log'>, payload: PositionProtectionPayload): void {
-  publishMessage(deps, POSITION_PROTECTION_TOPIC, payload);
+  publishMessage(deps, { topic: POSITION_PROTECTION_TOPIC, payload });
 }
 
 /** Tells every node's trigger engine what changed (`ENGINE_TOPIC`, one message per change), after commit. */
 export function publishEngineChanges(deps: Pick<TradingDeps, 'bus' | 'log'>, changes: readonly EngineChange[]): void {
-  for (const change of changes) publishMessage(deps, ENGINE_TOPIC, change);
+  for (const change of changes) publishMessage(deps, { topic: ENGINE_TOPIC, payload: change });
 }
 
 /** What an `order_update` tells of its order (placed, modified, triggered, cancelled, expired, rejected). */
@@ -185,5 +159,5 @@ export type AccountResetPayload = BalanceAdjustedPayload;
 export function publishAccountReset(deps: Pick<TradingDeps, 'bus' | 'log'>, payload: AccountResetPayload, by: number): void {
   // One line per reset (docs/operations.md#logs).
   deps.log.info({ userId: payload.userId, accountId: payload.accountId, amountMinor: payload.amount_minor, by }, 'account reset');
-  publishMessage(deps, BALANCE_ADJUSTED_TOPIC, payload);
+  publishMessage(deps, { topic: BALANCE_ADJUSTED_TOPIC, payload });
 }

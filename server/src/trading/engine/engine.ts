@@ -63,7 +63,7 @@ export class OrderEngine {
     const { bus, market } = this.deps;
     this.unsubscribers.push(
       bus.subscribe('message', ({ topic, payload }) => {
-        if (topic === ENGINE_TOPIC) this.onChange(payload as EngineChange);
+        if (topic === ENGINE_TOPIC) this.onChange(payload);
       }),
       bus.subscribe('resync', () => this.resync()),
       market.prices.onTick((quote) => this.onTick(quote)),

@@ -7,6 +7,7 @@ import { MemoryBus } from '../../realtime/bus.js';
 import { insertTrader } from '../../test/factories.js';
 import { freshDatabase, testConfig } from '../../test/helpers.js';
 import { BALANCE_ADJUSTED_TOPIC } from '../events.js';
+import type { ExecutionEvent } from '../types.js';
 import { AccountReloader } from './account-reload.js';
 import { type LiveAccount, LiveBook } from './book.js';
 
@@ -114,7 +115,7 @@ describe('AccountReloader', () => {
       if (crossings.left-- <= 0) return;
       // An execution committed around the read: its balance is applied by the live book first.
       trader.account.balanceMinor = 14_000;
-      bus.publish('execution', { userId: trader.userId, accountId: trader.accountId!, payload: {} });
+      bus.publish('execution', { userId: trader.userId, accountId: trader.accountId!, payload: {} as ExecutionEvent });
     };
     await r.poll();
     expect(reads).toBe(2);
@@ -142,7 +143,8 @@ describe('AccountReloader', () => {
     const other = await heldTrader(100);
     await deposit(trader.email, 1);
     reads = 0;
-    beforeAccountRead = () => bus.publish('execution', { userId: other.userId, accountId: other.accountId!, payload: {} });
+    beforeAccountRead = () =>
+      bus.publish('execution', { userId: other.userId, accountId: other.accountId!, payload: {} as ExecutionEvent });
     await r.poll();
     expect(reads).toBe(1);
     expect(trader.account.balanceMinor).toBe(16_001);
@@ -197,7 +199,8 @@ describe('AccountReloader', () => {
 
     // Held over after repeated crossings, then a failing turn: still read at the next good one.
     await deposit(trader.email, 1);
-    beforeAccountRead = () => bus.publish('execution', { userId: trader.userId, accountId: trader.accountId!, payload: {} });
+    beforeAccountRead = () =>
+      bus.publish('execution', { userId: trader.userId, accountId: trader.accountId!, payload: {} as ExecutionEvent });
     await r.poll();
     beforeAccountRead = () => {
       throw new Error('connection lost');

@@ -1,6 +1,6 @@
 import { accountChangesAfter, accountsByIds, lastAccountChangeId } from '../../accounts/index.js';
 import type { AppContext } from '../../core/context.js';
-import { BALANCE_ADJUSTED_TOPIC, type BalanceAdjustedPayload } from '../events.js';
+import { BALANCE_ADJUSTED_TOPIC } from '../events.js';
 import type { LiveBook } from './book.js';
 
 /** How often each server looks for balances changed outside it: a deposit shows within about this. */
@@ -60,7 +60,7 @@ export class AccountReloader {
     this.unsubscribers.push(
       this.deps.bus.subscribe('execution', ({ accountId }) => seen(accountId)),
       this.deps.bus.subscribe('message', ({ topic, payload }) => {
-        if (topic === BALANCE_ADJUSTED_TOPIC) seen((payload as BalanceAdjustedPayload).accountId);
+        if (topic === BALANCE_ADJUSTED_TOPIC) seen(payload.accountId);
       }),
     );
     this.schedule();
