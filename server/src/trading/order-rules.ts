@@ -1,24 +1,45 @@
-import { Dec, MAX_GTD_DAYS, type OrderSide, type PendingOrderType, type TimeInForce } from '@pipdesk/contract';
+import {
+  Dec,
+  expiryProblem,
+  type OrderProblem,
+  type OrderSide,
+  orderProblemMessage,
+  type PendingOrderType,
+  type ProtectionReference,
+  pendingPriceProblem,
+  priceProblem,
+  protectionSideProblems,
+  type TimeInForce,
+} from '@pipdesk/contract';
 import { errors } from '../errors.js';
 import type { Pair } from '../market/index.js';
 import type { StoredProtection } from './execution.js';
 import { type ExactQuote, priceToE10 } from './math.js';
 
-// The validation rules of pending orders and protection (docs/orders.md#validation): pure
-// functions, each failure a 400 naming the field. Callers check before anything is stored.
+// The validation rules of pending orders and protection (docs/orders.md#validation): the
+// contract's rule functions, each problem a 400 naming the field in the words the web shows too.
+// Callers check before anything is stored.
 
 export const fieldError = (field: string, message: string) => errors.validation(`${field}: ${message}`, [{ field, message }]);
 
-const DAY_MS = 86_400_000;
+/** The 400 of a broken rule: the field's name, then the contract's words for the problem. */
+const problemError = (field: string, problem: OrderProblem) => fieldError(field, orderProblemMessage(problem));
+
+/**
+ * The decimals a price is written with when the caller gives no pair digits: its own, so the
+ * words read the price as it is ("1.1").
+ */
+function ownDecimals(price: Dec): number {
+  const text = price.toString();
+  const point = text.indexOf('.');
+  return point < 0 ? 0 : text.length - point - 1;
+}
 
 /** A price the trader sends: positive, with at most the pair's digits. */
 export function exactPrice(pair: Pair, field: string, value: number): Dec {
-  if (!Number.isFinite(value) || value <= 0) throw fieldError(field, 'must be greater than 0');
-  const price = Dec.from(value);
-  // A number too small for the exact type (1e-300) converts to 0: it is no price at all.
-  if (price.sign() <= 0) throw fieldError(field, 'must be greater than 0');
-  if (!price.round(pair.digits, 'down').eq(price)) throw fieldError(field, `must have at most ${pair.digits} decimals`);
-  return price;
+  const problem = priceProblem(value, pair.digits);
+  if (problem) throw problemError(field, problem);
+  return Dec.from(value);
 }
 
 /** Protection as the rules see it: exact prices, a distance in whole pips; null for none. */
@@ -59,35 +80,44 @@ export function hasProtectionValues(p: ProtectionValues): boolean {
   return p.stopLoss !== null || p.takeProfit !== null || p.trailingStopPips !== null;
 }
 
+/** How the callers name the price protection is judged by, as the contract's reference. */
+const REFERENCE_OF = { 'the bid': 'bid', 'the ask': 'ask', 'the entry price': 'entry' } as const satisfies Record<
+  string,
+  ProtectionReference
+>;
+
 /**
  * Protection against the price it is judged by (`reference`, described as `what`): a LONG
- * needs SL < reference < TP, a SHORT TP < reference < SL.
+ * needs SL < reference < TP, a SHORT TP < reference < SL. `digits` (the pair's) writes the
+ * reference in the message as the web shows it; without it the reference reads as it is.
  */
-export function checkProtection(long: boolean, reference: Dec, p: ProtectionValues, what: string): void {
-  const side = long ? 'a long position' : 'a short position';
-  if (p.stopLoss !== null && (long ? !p.stopLoss.lt(reference) : !p.stopLoss.gt(reference))) {
-    throw fieldError('stop_loss', `must be ${long ? 'below' : 'above'} ${what} (${reference.toString()}) for ${side}`);
-  }
-  if (p.takeProfit !== null && (long ? !p.takeProfit.gt(reference) : !p.takeProfit.lt(reference))) {
-    throw fieldError('take_profit', `must be ${long ? 'above' : 'below'} ${what} (${reference.toString()}) for ${side}`);
-  }
+export function checkProtection(
+  long: boolean,
+  reference: Dec,
+  p: ProtectionValues,
+  what: keyof typeof REFERENCE_OF,
+  digits?: number,
+): void {
+  const problems = protectionSideProblems(p, {
+    long,
+    reference,
+    against: REFERENCE_OF[what],
+    digits: digits ?? ownDecimals(reference),
+  });
+  if (problems.stopLoss) throw problemError('stop_loss', problems.stopLoss);
+  if (problems.takeProfit) throw problemError('take_profit', problems.takeProfit);
 }
 
 /**
  * A pending order's price against the current quote: a BUY LIMIT below the ask, a SELL LIMIT
  * above the bid, a BUY STOP above the ask, a SELL STOP below the bid (a STOP_LIMIT's trigger
- * as a STOP). Otherwise it would be marketable now: that is a market order.
+ * as a STOP). Otherwise it would be marketable now: that is a market order. `digits` as for
+ * `checkProtection`.
  */
-export function checkPendingPrice(type: PendingOrderType, side: OrderSide, price: Dec, quote: ExactQuote): void {
-  const stop = type !== 'LIMIT';
-  const name = `a ${side} ${stop ? 'STOP' : 'LIMIT'}`;
-  if (side === 'BUY') {
-    const ok = stop ? price.gt(quote.ask) : price.lt(quote.ask);
-    if (!ok) throw fieldError('price', `${name} must be ${stop ? 'above' : 'below'} the ask (${quote.ask.toString()})`);
-  } else {
-    const ok = stop ? price.lt(quote.bid) : price.gt(quote.bid);
-    if (!ok) throw fieldError('price', `${name} must be ${stop ? 'below' : 'above'} the bid (${quote.bid.toString()})`);
-  }
+export function checkPendingPrice(type: PendingOrderType, side: OrderSide, price: Dec, quote: ExactQuote, digits?: number): void {
+  const market = side === 'BUY' ? quote.ask : quote.bid;
+  const problem = pendingPriceProblem(type, side, price, quote, digits ?? ownDecimals(market));
+  if (problem) throw problemError('price', problem);
 }
 
 /** An ISO 8601 date-time as epoch ms; without a zone it is UTC (as the orders/ filters). */
@@ -100,12 +130,7 @@ export function parseInstant(text: string): number {
  * Returns the expiry to store (null for GTC).
  */
 export function checkExpiry(timeInForce: TimeInForce, expiresAt: number | null, now: number): number | null {
-  if (timeInForce === 'GTC') {
-    if (expiresAt !== null) throw fieldError('expires_at', 'only a GTD order has an expiry');
-    return null;
-  }
-  if (expiresAt === null) throw fieldError('expires_at', 'is required for a GTD order');
-  if (expiresAt <= now) throw fieldError('expires_at', 'must be in the future');
-  if (expiresAt > now + MAX_GTD_DAYS * DAY_MS) throw fieldError('expires_at', `must be at most ${MAX_GTD_DAYS} days ahead`);
-  return expiresAt;
+  const problem = expiryProblem(timeInForce, expiresAt, now);
+  if (problem) throw problemError('expires_at', problem);
+  return timeInForce === 'GTC' ? null : expiresAt;
 }

@@ -191,7 +191,7 @@ describe('Pending Orders on the dashboard', () => {
       expect(within(form).getByRole('button', { name: 'Save Changes' })).toBeDisabled();
       await user.clear(price);
       await user.type(price, '1.17');
-      expect(within(form).getByText('Stop loss must be below the order price (1.17000) for a long position')).toBeVisible();
+      expect(within(form).getByText('Stop loss must be below the entry price (1.17000) for a long position')).toBeVisible();
       await user.click(within(form).getByRole('button', { name: 'Discard' }));
       expect(screen.queryByRole('form', { name: /^Modify/ })).toBeNull();
       expect(server.calls.filter((c) => c.method === 'PATCH')).toHaveLength(0);

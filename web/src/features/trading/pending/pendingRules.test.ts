@@ -62,8 +62,8 @@ describe('checkOrderChange', () => {
 
   it('protection of a BUY is a long position: stop loss below the entry, take profit above', () => {
     expect(checkOrderChange(buyLimit, { ...draft(), stopLoss: '1.191', takeProfit: '1.18' }, ctx).problems).toEqual({
-      stopLoss: 'must be below the order price (1.19000) for a long position',
-      takeProfit: 'must be above the order price (1.19000) for a long position',
+      stopLoss: 'must be below the entry price (1.19000) for a long position',
+      takeProfit: 'must be above the entry price (1.19000) for a long position',
     });
     expect(checkOrderChange(buyLimit, { ...draft(), stopLoss: '1.18', takeProfit: '1.2' }, ctx).change).toEqual({
       stop_loss: 1.18,
@@ -75,7 +75,7 @@ describe('checkOrderChange', () => {
     const stopLimit = makeOrder({ ...pendingBase, order_type: 'STOP_LIMIT', side: 'SELL', price: 1.19, limit_price: 1.188 });
     expect(checkOrderChange(stopLimit, { ...draft(stopLimit), stopLoss: '1.1885' }, ctx).change).toEqual({ stop_loss: 1.1885 });
     expect(checkOrderChange(stopLimit, { ...draft(stopLimit), stopLoss: '1.1875' }, ctx).problems).toEqual({
-      stopLoss: 'must be above the limit price (1.18800) for a short position',
+      stopLoss: 'must be above the entry price (1.18800) for a short position',
     });
     expect(checkOrderChange(stopLimit, { ...draft(stopLimit), limitPrice: '' }, ctx).problems).toEqual({
       limitPrice: 'is required for a STOP_LIMIT order',

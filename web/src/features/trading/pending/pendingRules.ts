@@ -1,16 +1,16 @@
-import { Dec, MAX_GTD_DAYS, type ModifyOrderRequest, type OrderDto, type TimeInForce } from '@pipdesk/contract';
 import {
-  type ExpiryProblem,
+  Dec,
+  type ModifyOrderRequest,
+  type OrderDto,
+  orderProblemMessage,
   pendingPriceProblem,
-  protectionChange,
-  readExpiry,
-  readPrice,
-  readProtection,
-  samePrice,
-} from '../orderRules';
+  type TimeInForce,
+} from '@pipdesk/contract';
+import { protectionChange, readExpiry, readPrice, readProtection, samePrice } from '../orderRulesText';
 
 // A pending order's live figures and the checks the server makes on a change
-// (docs/orders.md#validation, docs/orders.md#modify-and-cancel), made before sending.
+// (docs/orders.md#validation, docs/orders.md#modify-and-cancel), made before sending with the
+// contract's rules and words, so the form reads what the server would answer.
 
 /** The bid and ask a pending order is judged by. */
 export interface Quote {
@@ -91,14 +91,6 @@ export interface OrderChangeContext {
   now: number;
 }
 
-/** The Modify form's words for an expiry problem (docs/orders.md#validation). */
-const EXPIRY_TEXT: Record<ExpiryProblem, string> = {
-  missing: 'is required for a GTD order',
-  invalid: 'must be a date and time',
-  past: 'must be in the future',
-  tooFar: `must be at most ${MAX_GTD_DAYS} days ahead`,
-};
-
 /**
  * Checks the Modify form as the server will: prices with the pair's digits; a new price on the
  * right side of the market; a STOP_LIMIT keeps a limit, and once triggered only its limit moves;
@@ -122,7 +114,7 @@ export function checkOrderChange(order: OrderDto, draft: OrderDraft, ctx: OrderC
       entryPrice = price.value;
       if (!samePrice(price.value, order.price)) {
         const problem = ctx.quote ? pendingPriceProblem(order.order_type, order.side, price.value, ctx.quote, digits) : null;
-        if (problem) problems.price = problem;
+        if (problem) problems.price = orderProblemMessage(problem);
         else change.price = price.value.toNumber();
       }
     }
@@ -130,7 +122,7 @@ export function checkOrderChange(order: OrderDto, draft: OrderDraft, ctx: OrderC
 
   if (stopLimit) {
     const limit = readPrice(draft.limitPrice, digits);
-    if (limit.kind === 'empty') problems.limitPrice = 'is required for a STOP_LIMIT order';
+    if (limit.kind === 'empty') problems.limitPrice = orderProblemMessage({ code: 'LIMIT_PRICE_REQUIRED' });
     else if (limit.kind === 'invalid') problems.limitPrice = limit.problem;
     else {
       entryPrice = limit.value;
@@ -141,16 +133,12 @@ export function checkOrderChange(order: OrderDto, draft: OrderDraft, ctx: OrderC
   if (draft.timeInForce !== order.time_in_force) change.time_in_force = draft.timeInForce;
   if (draft.timeInForce === 'GTD' && (draft.timeInForce !== order.time_in_force || draft.expiresAt !== initial.expiresAt)) {
     const expiry = readExpiry(draft.expiresAt, ctx.now);
-    if ('problem' in expiry) problems.expiresAt = EXPIRY_TEXT[expiry.problem];
+    if ('problem' in expiry) problems.expiresAt = orderProblemMessage(expiry.problem);
     else change.expires_at = new Date(expiry.at).toISOString();
   }
 
   // A BUY's protection is judged as a long's, against the order's entry.
-  const protection = readProtection(draft, digits, {
-    long: order.side === 'BUY',
-    reference: entryPrice,
-    what: stopLimit ? 'the limit price' : 'the order price',
-  });
+  const protection = readProtection(draft, { long: order.side === 'BUY', reference: entryPrice, against: 'entry', digits });
   Object.assign(problems, protection.problems);
   Object.assign(change, protectionChange(protection, order));
 

@@ -1,9 +1,10 @@
 import { Dec, type ModifyPositionRequest, type PositionDto } from '@pipdesk/contract';
-import { type ProtectionTexts, protectionChange, readProtection } from '../orderRules';
+import { type ProtectionTexts, protectionChange, readProtection } from '../orderRulesText';
 
 // The checks the server makes on protection and partial closes (docs/orders.md#validation),
-// made before sending so the trader reads the problem beside the field. The server judges
-// again: its 400 is shown when it differs (the market moved in between).
+// made before sending so the trader reads the problem beside the field, in the contract's words
+// the server answers with. The server judges again: its 400 is shown when it differs (the
+// market moved in between).
 
 /** The texts of a position's protection editor. */
 export type ProtectionDraft = ProtectionTexts;
@@ -38,10 +39,11 @@ export function checkProtection(
   closingPrice: number | null,
 ): ProtectionCheck {
   const long = position.quantity > 0;
-  const read = readProtection(draft, digits, {
+  const read = readProtection(draft, {
     long,
     reference: closingPrice === null ? null : Dec.from(closingPrice),
-    what: long ? 'the bid' : 'the ask',
+    against: long ? 'bid' : 'ask',
+    digits,
   });
   const problems = read.problems;
   if (Object.keys(problems).length > 0) return { change: null, problems };

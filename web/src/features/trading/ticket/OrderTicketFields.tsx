@@ -1,8 +1,8 @@
 import { type Dec, ORDER_TYPES, type OrderType } from '@pipdesk/contract';
 import { Field, Input, Num, Select } from '../../../components';
 import { formatLots, formatPnl, formatUsd, ORDER_TYPE_LABELS } from '../format';
-import type { ProtectionFigure } from './ticketModel';
-import { type DistanceUnit, isPending, MAX_GTD_TEXT, PRICE_LABEL, priceLabel } from './ticketModel';
+import type { DistanceUnit, ProtectionFigure } from './ticketFigures';
+import { isPending, MAX_GTD_TEXT, PRICE_LABEL, priceLabel } from './ticketModel';
 import type { OrderTicket } from './useOrderTicket';
 
 /** docs/screens.md#order-ticket: the words of the ticket's own figures. */

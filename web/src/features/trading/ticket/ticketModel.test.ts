@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EURUSD, USDJPY } from '../testSupport';
-import {
-  EMPTY_TICKET,
-  evaluateTicket,
-  expiryProblem,
-  isPlainMarket,
-  parsePips,
-  parsePrice,
-  prefilledPrices,
-} from './ticketModel';
+import { expiryProblem, parsePips, parsePrice } from './ticketChecks';
+import { EMPTY_TICKET, evaluateTicket, isPlainMarket, prefilledPrices } from './ticketModel';
 
 // The ticket's pure rules (docs/screens.md#order-ticket, docs/orders.md#validation).
 
@@ -85,7 +78,9 @@ describe('evaluation', () => {
       limitPriceText: '1.10300',
       stopLossText: '1.10400',
     };
-    expect(evaluateTicket(state, ctx).errors.stopLoss).toBe('Stop Loss must be below the entry (1.10300) for a long position');
+    expect(evaluateTicket(state, ctx).errors.stopLoss).toBe(
+      'Stop Loss must be below the entry price (1.10300) for a long position',
+    );
     const ok = evaluateTicket({ ...state, stopLossText: '1.10200' }, ctx);
     expect(ok.errors).toEqual({});
     expect(ok.extras).toEqual({

@@ -1,43 +1,29 @@
 import {
-  type AccountScenario,
-  DEFAULT_MARGIN_CALL_LEVEL,
-  DEFAULT_STOP_OUT_LEVEL,
   Dec,
   executionPrice,
   type FxPair,
-  type LevelPrice,
   MAX_GTD_DAYS,
   type OrderSide,
   type OrderType,
   type PendingOrderType,
-  type PositionDto,
-  priceAtMarginLevel,
   priceAtPips,
-  type QuoteLookup,
-  quoteMovedTo,
-  realizedAtPriceUsd,
-  scenarioAfterFill,
-  scenarioFigures,
   type TimeInForce,
-  TRAILING_STOP_MAX_PIPS,
-  TRAILING_STOP_MIN_PIPS,
 } from '@pipdesk/contract';
+import { readTrailingPips } from '../orderRulesText';
+import { expiryProblem, parsePrice, pendingPriceError, protectionSideErrors, TICKET_TEXT } from './ticketChecks';
 import {
-  type ExpiryProblem,
-  pendingPriceProblem,
-  protectionSideProblems,
-  readExpiry,
-  readPrice,
-  readTrailingPips,
-} from '../orderRules';
+  type AccountAfter,
+  accountAfter,
+  type DistanceUnit,
+  type ProtectionFigure,
+  protectionFigure,
+  type TicketContext,
+} from './ticketFigures';
 
-// The order ticket's rules (docs/screens.md#order-ticket): what each order type needs, the
-// checks the server makes (docs/orders.md#validation) made before submit, stop loss and take
-// profit as a price or a distance in pips with their money, and the account after the order.
-// Pure: the component passes the prices and the clock.
-
-/** How a stop loss or take profit is typed: a price, or a distance in pips from the entry. */
-export type DistanceUnit = 'price' | 'pips';
+// The order ticket's model (docs/screens.md#order-ticket): what each order type needs and what
+// the ticket shows and sends. The checks before submit are ticketChecks.ts (the contract's rules
+// of docs/orders.md#validation), the protection's money and the account after the order
+// ticketFigures.ts. Pure: the component passes the prices and the clock.
 
 /** What the trader typed beside the spec's side and lot size. */
 export interface TicketState {
@@ -74,17 +60,6 @@ export const EMPTY_TICKET: TicketState = {
 export const PREFILL_PIPS = 10;
 /** docs/screens.md#order-ticket: a GTD order is pre-filled to expire a day from now. */
 export const PREFILL_EXPIRY_MS = 86_400_000;
-
-export const TICKET_TEXT = {
-  enterPrice: 'Enter a price',
-  enterPips: 'Enter a distance in pips',
-  noEntry: 'Waiting for a price to measure the pips from',
-  positive: 'must be greater than 0',
-  chooseExpiry: 'Choose when the order expires',
-  expiryPast: 'Expiry must be in the future',
-  expiryFar: `Expiry must be at most ${MAX_GTD_DAYS} days ahead`,
-  trailing: `Trailing stop must be a whole number of pips from ${TRAILING_STOP_MIN_PIPS} to ${TRAILING_STOP_MAX_PIPS}`,
-} as const;
 
 /** The hint under the expiry (docs/orders.md#validation). */
 export const MAX_GTD_TEXT = `Your local time, at most ${MAX_GTD_DAYS} days ahead`;
@@ -127,53 +102,6 @@ export function localDateTimeText(ms: number): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
-type Parsed = { value: Dec; error?: undefined } | { value?: undefined; error: string };
-
-/** A typed price: a positive number with at most the pair's digits (docs/orders.md#validation). */
-export function parsePrice(text: string, label: string, digits: number): Parsed {
-  const read = readPrice(text, digits);
-  if (read.kind === 'empty') return { error: TICKET_TEXT.enterPrice };
-  if (read.kind === 'invalid') return { error: `${label} ${read.problem}` };
-  return { value: read.value };
-}
-
-/** A typed distance in pips: positive, to a tenth of a pip (a pipette). */
-export function parsePips(text: string, label: string): Parsed {
-  const t = text.trim();
-  if (t === '') return { error: TICKET_TEXT.enterPips };
-  if (!/^\d*\.?\d*$/.test(t) || t === '.') return { error: `${label} must be a number of pips` };
-  const value = Dec.from(t);
-  if (value.sign() <= 0) return { error: `${label} ${TICKET_TEXT.positive}` };
-  if (!value.round(1, 'down').eq(value)) return { error: `${label} must be in tenths of a pip` };
-  return { value };
-}
-
-/** A stop loss or take profit as the ticket shows it: its price, its distance from the entry, its money there. */
-export interface ProtectionFigure {
-  price: Dec;
-  /** Distance from the entry in pips, unsigned. */
-  pips: Dec;
-  /**
-   * USD realized at that price by closing the position the order leaves open (its lots and
-   * average entry, netted as the server nets), to the cent; undefined without prices or lots,
-   * or when the order only reduces or closes the position (its protection is then ignored,
-   * docs/orders.md#protection-on-positions).
-   */
-  money: Dec | undefined;
-  /** The lots the protection would close: the order's, or the whole position it adds to. */
-  lots: Dec | undefined;
-  /** The order reduces or closes an opposite position: the server ignores its protection. */
-  ignored: boolean;
-}
-
-/** The account after the order, on the current prices (docs/screens.md#order-ticket). */
-export interface AccountAfter {
-  marginLevel: Dec | null;
-  freeMargin: Dec;
-  marginCall: LevelPrice | null;
-  stopOut: LevelPrice | null;
-}
-
 export type TicketField = 'price' | 'limitPrice' | 'expiresAt' | 'stopLoss' | 'takeProfit' | 'trailing';
 
 /** What the ticket adds to the request: a market order's protection, or a pending order's whole terms. */
@@ -203,19 +131,6 @@ export interface TicketEvaluation {
   after: AccountAfter | null;
   /** What to send beside symbol, side and quantity; null while anything is wrong. */
   extras: TicketExtras | null;
-}
-
-export interface TicketContext {
-  pair: FxPair | undefined;
-  side: OrderSide;
-  /** The lots typed, when they are a number above 0. */
-  lots: number | null;
-  pairs: readonly FxPair[];
-  quote: QuoteLookup;
-  account: { balance: number; equity: number; leverage: number } | null;
-  positions: readonly Pick<PositionDto, 'fx_pair_symbol' | 'quantity' | 'average_entry_price' | 'status'>[];
-  /** Now, for the expiry (epoch ms). */
-  now: number;
 }
 
 const long = (side: OrderSide) => side === 'BUY';
@@ -257,8 +172,8 @@ export function evaluateTicket(state: TicketState, ctx: TicketContext): TicketEv
     if (parsed.error !== undefined) errors.price = parsed.error;
     else {
       price = parsed.value;
-      const problem = q ? pendingPriceProblem(type, side, price, q, digits) : null;
-      if (problem) errors.price = `${label} of ${problem}`;
+      const problem = q ? pendingPriceError(label, type, side, price, q, digits) : null;
+      if (problem) errors.price = problem;
     }
     if (type === 'STOP_LIMIT') {
       const parsedLimit = parsePrice(state.limitPriceText, PRICE_LABEL.limit, digits);
@@ -276,17 +191,14 @@ export function evaluateTicket(state: TicketState, ctx: TicketContext): TicketEv
   const stopLoss = protectionFigure('stopLoss', state.stopLossText, state.stopLossUnit, entry, ctx, errors);
   const takeProfit = protectionFigure('takeProfit', state.takeProfitText, state.takeProfitUnit, entry, ctx, errors);
   if (reference) {
+    // As the server judges (docs/orders.md#validation): a pending order's against its entry, a market order's against its closing price.
     const isLong = long(side);
-    const sides = protectionSideProblems(
-      isLong,
-      reference,
-      pending ? 'the entry' : `the ${isLong ? 'bid' : 'ask'}`,
-      stopLoss?.price ?? null,
-      takeProfit?.price ?? null,
-      digits,
+    const sides = protectionSideErrors(
+      { stopLoss: stopLoss?.price ?? null, takeProfit: takeProfit?.price ?? null },
+      { long: isLong, reference, against: pending ? 'entry' : isLong ? 'bid' : 'ask', digits },
     );
-    if (sides.stopLoss && !errors.stopLoss) errors.stopLoss = `Stop Loss ${sides.stopLoss}`;
-    if (sides.takeProfit && !errors.takeProfit) errors.takeProfit = `Take Profit ${sides.takeProfit}`;
+    if (sides.stopLoss && !errors.stopLoss) errors.stopLoss = sides.stopLoss;
+    if (sides.takeProfit && !errors.takeProfit) errors.takeProfit = sides.takeProfit;
   }
 
   let trailing: number | undefined;
@@ -330,125 +242,4 @@ export function isPlainMarket(state: TicketState): boolean {
     state.takeProfitText.trim() === '' &&
     state.trailingText.trim() === ''
   );
-}
-
-/** The ticket's words for an expiry problem: a missing and an unreadable one read the same. */
-const EXPIRY_TEXT: Record<ExpiryProblem, string> = {
-  missing: TICKET_TEXT.chooseExpiry,
-  invalid: TICKET_TEXT.chooseExpiry,
-  past: TICKET_TEXT.expiryPast,
-  tooFar: TICKET_TEXT.expiryFar,
-};
-
-/** docs/orders.md#validation: GTD needs an expiry after now and at most 90 days ahead. */
-export function expiryProblem(text: string, now: number): string | null {
-  const expiry = readExpiry(text, now);
-  return 'problem' in expiry ? EXPIRY_TEXT[expiry.problem] : null;
-}
-
-/**
- * A stop loss or take profit from its typed text: a price as typed, or a distance in pips from
- * the entry on the losing (stop) or winning (target) side; its money at that price.
- */
-function protectionFigure(
-  field: 'stopLoss' | 'takeProfit',
-  text: string,
-  unit: DistanceUnit,
-  entry: Dec | undefined,
-  ctx: TicketContext,
-  errors: Partial<Record<TicketField, string>>,
-): ProtectionFigure | null {
-  const pair = ctx.pair;
-  if (!pair || text.trim() === '') return null;
-  const label = field === 'stopLoss' ? 'Stop Loss' : 'Take Profit';
-  let price: Dec;
-  if (unit === 'pips') {
-    const parsed = parsePips(text, label);
-    if (parsed.error !== undefined) {
-      errors[field] = parsed.error;
-      return null;
-    }
-    if (!entry) {
-      errors[field] = TICKET_TEXT.noEntry;
-      return null;
-    }
-    // A long loses below its entry, a short above: a stop is on the losing side, a target on the other.
-    const losing = (field === 'stopLoss') === long(ctx.side);
-    price = priceAtPips(entry, losing ? parsed.value.neg() : parsed.value, pair.pip_size, pair.digits);
-    if (price.sign() <= 0) {
-      errors[field] = `${label} ${TICKET_TEXT.positive}`;
-      return null;
-    }
-  } else {
-    const parsed = parsePrice(text, label, pair.digits);
-    if (parsed.error !== undefined) {
-      errors[field] = parsed.error;
-      return null;
-    }
-    price = parsed.value;
-  }
-  const pips = entry ? price.minus(entry).abs().div(pair.pip_size) : Dec.ZERO;
-  const protectedPosition = entry && ctx.lots !== null ? positionLeftOpen(ctx, pair, entry, ctx.lots) : undefined;
-  const money = protectedPosition
-    ? realizedAtPriceUsd({
-        pair,
-        pairs: ctx.pairs,
-        quote: ctx.quote,
-        side: ctx.side,
-        lots: protectedPosition.lots,
-        entry: protectedPosition.entry,
-        exit: price,
-      })
-    : undefined;
-  return { price, pips, money, lots: protectedPosition?.lots, ignored: protectedPosition === null };
-}
-
-/**
- * The position on the order's side that the order leaves open, whose protection it sets
- * (docs/orders.md#protection-on-positions): the order itself when nothing is held in the pair or
- * when it flips the position (the remainder at its price), the whole position re-averaged when it
- * adds, null when it only reduces or closes.
- */
-function positionLeftOpen(ctx: TicketContext, pair: FxPair, entry: Dec, lots: number): { lots: Dec; entry: Dec } | null {
-  const held = ctx.positions
-    .filter((p) => p.fx_pair_symbol === pair.symbol && p.status === 'OPEN' && p.quantity !== 0)
-    .map((p) => ({ symbol: p.fx_pair_symbol, quantity: p.quantity, entry: p.average_entry_price }));
-  const after = scenarioAfterFill(
-    { balance: 0, leverage: 1, positions: held, pairs: [pair], quote: ctx.quote },
-    { symbol: pair.symbol, side: ctx.side, lots, price: entry },
-  );
-  const left = after.positions.find((p) => p.symbol === pair.symbol);
-  if (!left || Dec.from(left.quantity).sign() !== (long(ctx.side) ? 1 : -1)) return null;
-  return { lots: Dec.from(left.quantity).abs(), entry: Dec.from(left.entry) };
-}
-
-/**
- * The account as it would be once the order filled, everything else priced as now: a market
- * order at the current ask or bid; a pending order with its pair moved to where it fills
- * (BUY at an ask, SELL at a bid equal to its entry). Then where, on that pair alone, the margin
- * level would reach the margin call and stop-out levels.
- */
-function accountAfter(ctx: TicketContext, pair: FxPair, entry: Dec, pending: boolean): AccountAfter | null {
-  if (!ctx.account || ctx.lots === null) return null;
-  const current = ctx.quote(pair.symbol);
-  if (!current) return null;
-  const spread = Dec.from(current.ask).minus(current.bid);
-  const quote = pending ? quoteMovedTo(ctx.quote, pair.symbol, long(ctx.side) ? entry.minus(spread) : entry) : ctx.quote;
-  const now: AccountScenario = {
-    balance: ctx.account.balance,
-    leverage: ctx.account.leverage,
-    positions: ctx.positions
-      .filter((p) => p.status === 'OPEN' && p.quantity !== 0)
-      .map((p) => ({ symbol: p.fx_pair_symbol, quantity: p.quantity, entry: p.average_entry_price })),
-    pairs: ctx.pairs,
-    quote,
-  };
-  const after = scenarioAfterFill(now, { symbol: pair.symbol, side: ctx.side, lots: ctx.lots, price: entry });
-  const figures = scenarioFigures(after);
-  return {
-    marginLevel: figures.marginLevel,
-    freeMargin: figures.freeMargin,
-    marginCall: priceAtMarginLevel(after, pair.symbol, pair.digits, DEFAULT_MARGIN_CALL_LEVEL),
-    stopOut: priceAtMarginLevel(after, pair.symbol, pair.digits, DEFAULT_STOP_OUT_LEVEL),
-  };
 }

@@ -12,8 +12,8 @@ import { defaultDigits } from '../format';
 import { useLivePrices } from '../LiveTradingProvider';
 import { parseLots } from '../lotRules';
 import { usePlatformData } from '../queries';
+import type { DistanceUnit } from './ticketFigures';
 import {
-  type DistanceUnit,
   EMPTY_TICKET,
   evaluateTicket,
   isPending,
