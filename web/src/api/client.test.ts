@@ -1,3 +1,4 @@
+import { defineOperation, type HttpMethod, ops } from '@pipdesk/contract';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DEMO_PASSWORD, DEMO_USER, FakeAuthServer } from '../test/fakeAuthServer';
@@ -6,7 +7,38 @@ import { ApiClient } from './client';
 import { ApiError, NetworkError } from './errors';
 import { TokenStore } from './tokens';
 
+/** What the fake server answers a signed-in call it has no handler for: `{success: true, data: {path}}`. */
 const okSchema = z.object({ path: z.string() });
+
+/** A call declared as the contract declares them, whose data is the fake server's default answer. */
+const testCall = <const M extends HttpMethod, const P extends string>(method: M, path: P) =>
+  defineOperation({
+    method,
+    path,
+    operationId: 'testCall',
+    summary: 'A call of the client tests',
+    tag: 'test',
+    auth: true,
+    writes: method !== 'GET',
+    ok: { status: 200, description: 'Its path.', data: okSchema },
+  });
+
+const postThing = defineOperation({
+  ...testCall('POST', '/api/trading/thing/'),
+  body: { schema: z.object({ quantity: z.number() }), required: true },
+});
+const privateCall = testCall('GET', '/api/private/');
+const namedThing = defineOperation({ ...testCall('GET', '/api/things/:name/'), params: z.object({ name: z.string() }) });
+const loggedCall = defineOperation({
+  ...testCall('GET', '/api/calls/:n/'),
+  params: z.object({ n: z.string() }),
+  query: z.object({ page: z.string() }),
+});
+const wrongShape = defineOperation({
+  ...testCall('GET', '/api/thing/'),
+  ok: { status: 200, description: '', data: z.object({ balance: z.number() }) },
+});
+const signIn = { body: { email: DEMO_USER.email, password: DEMO_PASSWORD } };
 const FILE = '/api/files/report.csv';
 const CSV = 'id,symbol\r\n7,EURUSD\r\n';
 
@@ -26,7 +58,7 @@ describe('ApiClient', () => {
 
   it('sends JSON with the stored bearer token and returns the typed data', async () => {
     const { access } = server.signedInBefore();
-    const data = await client.post('/trading/thing/', { quantity: 0.1 }, okSchema);
+    const data = await client.call(postThing, { body: { quantity: 0.1 } });
     expect(data).toEqual({ path: '/api/trading/thing/' });
     const [call] = server.calls;
     expect(call).toMatchObject({
@@ -38,19 +70,15 @@ describe('ApiClient', () => {
   });
 
   it('sends no Authorization header when no token is stored', async () => {
-    await client.request('/auth/login/', {
-      method: 'POST',
-      body: { email: DEMO_USER.email, password: DEMO_PASSWORD },
-      schema: z.unknown(),
-      renewOn401: false,
-    });
-    expect(server.calls[0]?.authorization).toBeNull();
+    const data = await client.call(ops.login, signIn, { renewOn401: false });
+    expect(data.user).toEqual(DEMO_USER);
+    expect(server.calls[0]).toMatchObject({ method: 'POST', path: '/api/auth/login/', authorization: null });
   });
 
   it('answers a 401 with one refresh and one retry carrying the new token', async () => {
     const old = server.signedInBefore();
     server.revokeAccessTokens();
-    const data = await client.get('/trading/platform-data/', okSchema);
+    const data = await client.call(ops.platformData, {}, { answer: okSchema });
     expect(data.path).toBe('/api/trading/platform-data/');
     expect(server.calls.map((c) => c.path)).toEqual([
       '/api/trading/platform-data/',
@@ -68,8 +96,9 @@ describe('ApiClient', () => {
   it('shares one refresh among concurrent 401s', async () => {
     server.signedInBefore();
     server.revokeAccessTokens();
-    const paths = ['/a/', '/b/', '/c/', '/d/', '/e/'];
-    const answers = await Promise.all(paths.map((p) => client.get(p, okSchema)));
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const paths = names.map((name) => `/things/${name}/`);
+    const answers = await Promise.all(names.map((name) => client.call(namedThing, { params: { name } })));
     expect(answers.map((a) => a.path)).toEqual(paths.map((p) => `/api${p}`));
     expect(server.callsTo('/api/auth/refresh/')).toHaveLength(1);
     const access = tokens.read().access;
@@ -88,7 +117,7 @@ describe('ApiClient', () => {
       { status: 401, body: { success: false, error: 'nope', code: 'X' } },
       { status: 401, body: {} },
     );
-    await expect(client.get('/private/', okSchema)).rejects.toMatchObject({ status: 401 });
+    await expect(client.call(privateCall)).rejects.toMatchObject({ status: 401 });
     expect(server.callsTo('/api/private/')).toHaveLength(2);
     expect(server.callsTo('/api/auth/refresh/')).toHaveLength(1);
     expect(tokens.read()).toEqual({ access: null, refresh: null });
@@ -102,7 +131,7 @@ describe('ApiClient', () => {
       status: 401,
       body: { success: false, error: 'Session revoked', code: 'INVALID_TOKEN' },
     });
-    await expect(client.get('/private/', okSchema)).rejects.toBeInstanceOf(ApiError);
+    await expect(client.call(privateCall)).rejects.toBeInstanceOf(ApiError);
     expect(server.callsTo('/api/private/')).toHaveLength(1);
     expect(tokens.read()).toEqual({ access: null, refresh: null });
     expect(sessionEnded).toHaveBeenCalledTimes(1);
@@ -112,32 +141,31 @@ describe('ApiClient', () => {
     const stored = server.signedInBefore();
     server.revokeAccessTokens();
     server.script('/api/auth/refresh/', 'network-error');
-    await expect(client.get('/private/', okSchema)).rejects.toBeInstanceOf(NetworkError);
+    await expect(client.call(privateCall)).rejects.toBeInstanceOf(NetworkError);
     expect(tokens.read()).toEqual(stored);
     expect(sessionEnded).not.toHaveBeenCalled();
   });
 
   it('does not renew on a 401 of a call that opts out (the login itself)', async () => {
     await expect(
-      client.request('/auth/login/', {
-        method: 'POST',
-        body: { email: 'x@y.z', password: 'wrong-pass' },
-        schema: z.unknown(),
-        renewOn401: false,
-      }),
+      client.call(ops.login, { body: { email: 'x@y.z', password: 'wrong-pass' } }, { renewOn401: false }),
     ).rejects.toMatchObject({ status: 401, serverMessage: 'Invalid email or password', code: 'INVALID_CREDENTIALS' });
     expect(server.calls).toHaveLength(1);
     expect(sessionEnded).not.toHaveBeenCalled();
   });
 
-  it('rejects an answer of the wrong shape', async () => {
+  it("rejects an answer of the wrong shape: the entry's schema, or the narrower one the caller gives", async () => {
     server.signedInBefore();
-    await expect(client.get('/thing/', z.object({ balance: z.number() }))).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(client.call(wrongShape)).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(client.call(ops.platformData)).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(client.call(privateCall, {}, { answer: z.object({ balance: z.number() }) })).rejects.toMatchObject({
+      code: 'BAD_RESPONSE',
+    });
   });
 
   it('turns a refused fetch into a NetworkError carrying its message', async () => {
     server.script('/api/health/', 'network-error');
-    await expect(client.get('/health/', z.unknown())).rejects.toThrow(new NetworkError('Failed to fetch'));
+    await expect(client.call(ops.health)).rejects.toThrow(new NetworkError('Failed to fetch'));
   });
 
   describe('download', () => {
@@ -218,7 +246,7 @@ describe('API call log', () => {
     const server = new FakeAuthServer().install();
     const client = new ApiClient(new TokenStore());
     server.signedInBefore();
-    for (let i = 0; i < 130; i++) await client.get(`/calls/${i}/?page=${i}`, okSchema);
+    for (let i = 0; i < 130; i++) await client.call(loggedCall, { params: { n: String(i) }, query: { page: String(i) } });
     const log = readApiLog();
     expect(log).toHaveLength(API_LOG_LIMIT);
     expect(log[0]).toMatchObject({ method: 'GET', path: '/api/calls/30/', status: 200 });
@@ -234,15 +262,10 @@ describe('API call log', () => {
     const tokens = new TokenStore();
     const client = new ApiClient(tokens);
     client.onSessionEnded(() => {});
-    await client.request('/auth/login/', {
-      method: 'POST',
-      body: { email: DEMO_USER.email, password: DEMO_PASSWORD },
-      schema: z.unknown(),
-      renewOn401: false,
-    });
+    await client.call(ops.login, signIn, { renewOn401: false });
     const first = server.signedInBefore();
     server.revokeAccessTokens();
-    await client.get('/private/', okSchema); // 401, refresh, retry
+    await client.call(privateCall); // 401, refresh, retry
     const raw = sessionStorage.getItem('pipdesk.apiLog') ?? '';
     expect(readApiLog().map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
       'POST /api/auth/login/ 200',
@@ -258,7 +281,7 @@ describe('API call log', () => {
   it('records a call that got no answer with status 0', async () => {
     const server = new FakeAuthServer().install();
     server.script('/api/health/', 'network-error');
-    await expect(new ApiClient(new TokenStore()).get('/health/', z.unknown())).rejects.toBeInstanceOf(NetworkError);
+    await expect(new ApiClient(new TokenStore()).call(ops.health)).rejects.toBeInstanceOf(NetworkError);
     expect(readApiLog()).toMatchObject([{ method: 'GET', path: '/api/health/', status: 0 }]);
   });
 });

@@ -60,9 +60,10 @@ export interface CallOptions<T = unknown>
 }
 
 /** A call's arguments: its input may be left out when nothing in it is required. */
-export type CallArgs<Op extends OperationSpec, T = OkData<Op>> = Record<string, never> extends CallInput<Op>
-  ? [input?: CallInput<Op>, options?: CallOptions<T>]
-  : [input: CallInput<Op>, options?: CallOptions<T>];
+export type CallArgs<Op extends OperationSpec, T = OkData<Op>> =
+  Record<string, never> extends CallInput<Op>
+    ? [input?: CallInput<Op>, options?: CallOptions<T>]
+    : [input: CallInput<Op>, options?: CallOptions<T>];
 
 /** The path of a call under the client's base (`/api`), its parameters filled in. */
 export function callPath(op: OperationSpec, input: { ids?: object; params?: object } | undefined): string {
@@ -104,16 +105,6 @@ export class ApiClient {
     private readonly baseUrl = '/api',
   ) {}
 
-  /** GET a `{success, data}` call and return its data. */
-  get<T>(path: string, data: Schema<T>, options: Omit<RequestOptions<T>, 'schema' | 'method'> = {}): Promise<T> {
-    return this.request(path, { ...options, method: 'GET', schema: enveloped(data) });
-  }
-
-  /** POST to a `{success, data}` call and return its data. */
-  post<T>(path: string, body: unknown, data: Schema<T>, options: Omit<RequestOptions<T>, 'schema' | 'method' | 'body'> = {}) {
-    return this.request(path, { ...options, method: 'POST', body, schema: enveloped(data) });
-  }
-
   /**
    * A call of the contract's map (docs/api.md#how-a-call-is-declared): `api.call(ops.cancelOrder,
    * { ids: { id } })`. Its path, method, envelope and answer schema are the entry's; the answer's
@@ -133,14 +124,18 @@ export class ApiClient {
   }
 
   /** A call whose answer is a file (the orders' CSV export): see `download`. */
-  downloadCall<Op extends OperationSpec>(op: Op, input: CallInput<Op>, options: Pick<DownloadOptions, 'signal'> = {}): Promise<Blob> {
+  downloadCall<Op extends OperationSpec>(
+    op: Op,
+    input: CallInput<Op>,
+    options: Pick<DownloadOptions, 'signal'> = {},
+  ): Promise<Blob> {
     const inp = input as { query?: Record<string, QueryValue> };
     return this.download(callPath(op, input), { ...options, query: inp.query, accept: op.ok?.contentType });
   }
 
   /**
-   * Any call; `options.schema` validates the whole answer. Use it directly for the calls the
-   * spec shapes without the envelope (orders, news); `get`/`post` for the `{success, data}` ones.
+   * A request to a path under the base; `options.schema` validates the whole answer. The building
+   * block of `call`: feature code calls by the contract's entries, never by path.
    */
   async request<T>(path: string, options: RequestOptions<T>): Promise<T> {
     const answer = await this.withSession(path, options, 'json');
@@ -154,6 +149,7 @@ export class ApiClient {
   /**
    * GET a file (the orders' CSV export) as a Blob: the bearer token and the 401 rule as every
    * call, since a plain link could not send the token; a failure is read as the JSON envelope.
+   * The building block of `downloadCall`.
    */
   async download(path: string, options: DownloadOptions = {}): Promise<Blob> {
     const { accept, ...rest } = options;
@@ -238,7 +234,11 @@ export class ApiClient {
       // Another tab renewed while we waited for the lock: use its tokens instead of spending ours.
       if (stored.access && stored.refresh && stored.refresh !== seenRefresh) return stored.access;
       if (!stored.refresh) throw new ApiError(401, 'NO_REFRESH_TOKEN', undefined, undefined);
-      const answer = await this.send(callPath(ops.refresh, {}), { method: 'POST', body: { refresh: stored.refresh } }, stored.access);
+      const answer = await this.send(
+        callPath(ops.refresh, {}),
+        { method: 'POST', body: { refresh: stored.refresh } },
+        stored.access,
+      );
       if (answer.status < 200 || answer.status >= 300) throw this.failure(answer);
       let data: { access: string; refresh?: string | undefined };
       try {

@@ -3,8 +3,7 @@ import { TokenStore } from './tokens';
 
 export type { ApiLogEntry } from './apiLog';
 export { API_LOG_LIMIT, readApiLog } from './apiLog';
-export type { DownloadOptions, HttpMethod, QueryValue, RequestOptions, Schema } from './client';
-export type { CallArgs, CallOptions } from './client';
+export type { CallArgs, CallOptions, DownloadOptions, HttpMethod, QueryValue, RequestOptions, Schema } from './client';
 export { ApiClient, anyAnswer, callPath, enveloped, queryString } from './client';
 export { ApiError, errorMessage, NETWORK_FAILURE_TEXT, NetworkError } from './errors';
 export type { StoredTokens, TokenChange } from './tokens';
@@ -14,7 +13,7 @@ export { TokenStore } from './tokens';
 export const tokenStore = new TokenStore();
 
 /**
- * The one API client of the app. Feature code calls it through react-query, e.g.
- * `useQuery({ queryKey: ['platform-data'], queryFn: () => api.get('/trading/platform-data/', platformDataSchema) })`.
+ * The one API client of the app. Feature code calls the contract's entries through react-query, e.g.
+ * `useQuery({ queryKey: ['platform-data'], queryFn: ({ signal }) => api.call(ops.platformData, {}, { signal }) })`.
  */
 export const api = new ApiClient(tokenStore);

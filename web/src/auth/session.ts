@@ -1,5 +1,5 @@
-import { type LoginResponse, loginResponseSchema, type UserDto, userSchema } from '@pipdesk/contract';
-import { type ApiClient, anyAnswer, enveloped, NetworkError, type TokenChange, type TokenStore } from '../api';
+import { ops, type UserDto } from '@pipdesk/contract';
+import { type ApiClient, anyAnswer, NetworkError, type TokenChange, type TokenStore } from '../api';
 import { isAccessTokenUsable, isRefreshTokenUsable, REFRESH_RETRY_MS, refreshDelay } from './tokenRules';
 
 /**
@@ -11,7 +11,6 @@ export type SessionState =
   | { status: 'signed-out'; loggedOut?: boolean }
   | { status: 'signed-in'; user: UserDto; mustChangePassword?: boolean };
 
-const loginAnswer = enveloped<LoginResponse>(loginResponseSchema);
 /** Logout gets a few seconds; the tokens are already gone locally by then. */
 const LOGOUT_TIMEOUT_MS = 5_000;
 
@@ -61,7 +60,7 @@ export class SessionController {
         this.signedOut();
         return;
       }
-      const user = await this.api.get('/auth/me/', userSchema);
+      const user = await this.api.call(ops.me);
       if (generation === this.generation) this.setState({ status: 'signed-in', user });
     } catch (err) {
       if (generation !== this.generation) return;
@@ -82,12 +81,8 @@ export class SessionController {
 
   /** Signs in; throws the call's error for the login screen to word. */
   async login(email: string, password: string): Promise<void> {
-    const data = await this.api.request('/auth/login/', {
-      method: 'POST',
-      body: { email, password },
-      schema: loginAnswer,
-      renewOn401: false,
-    });
+    // A 401 here is the answer (wrong credentials), not an expired session.
+    const data = await this.api.call(ops.login, { body: { email, password } }, { renewOn401: false });
     this.tokens.save({ access: data.token, refresh: data.refresh });
     // A temporary password: the change-password screen comes first (docs/screens.md#change-password).
     this.setState(
@@ -111,15 +106,12 @@ export class SessionController {
     this.tokens.clear();
     if (!access && !refresh) return;
     try {
-      await this.api.request('/auth/logout/', {
-        method: 'POST',
-        body: refresh ? { refresh } : {},
-        schema: anyAnswer,
-        bearer: access,
-        renewOn401: false,
-        keepalive: true,
-        signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
-      });
+      // The answer is not read: whatever it says, this browser is signed out.
+      await this.api.call(
+        ops.logout,
+        { body: refresh ? { refresh } : {} },
+        { answer: anyAnswer, bearer: access, renewOn401: false, keepalive: true, signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS) },
+      );
     } catch {
       // docs/screens.md#sign-in-and-session: a failed logout call is ignored; the tokens are already gone from this browser.
     }

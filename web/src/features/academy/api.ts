@@ -1,34 +1,22 @@
 import {
   type AcademyMeDto,
-  academyMeSchema,
   type CohortCreateRequest,
   type CohortDto,
   type CohortPatchRequest,
   type CommentResponse,
-  cohortListSchema,
-  cohortSchema,
-  commentResponseSchema,
   type JournalPage,
   type LeaderboardDto,
-  leaderboardSchema,
   type MemberImportRow,
   type MembersImportResponse,
-  memberRemovedSchema,
-  membersImportResponseSchema,
   type OrdersPage,
+  ops,
   type PerformanceDto,
   type ResetResponse,
   type RosterDto,
-  resetResponseSchema,
-  rosterSchema,
   type StudentDashboardDto,
-  studentDashboardSchema,
-  studentJournalPageSchema,
-  studentOrdersPageSchema,
-  studentPerformanceSchema,
 } from '@pipdesk/contract';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, anyAnswer, api, enveloped, type QueryValue } from '../../api';
+import { ApiError, anyAnswer, api, type QueryValue } from '../../api';
 
 /** How often the roster and the leaderboard are asked again while on screen (docs/screens.md#academy). */
 export const ROSTER_REFRESH_MS = 5_000;
@@ -45,15 +33,13 @@ export const academyKeys = {
     ['academy', 'student', id, part, ...(query ? [query] : [])] as const,
 };
 
-const base = '/academy';
-
 /**
  * GET academy/me/: the caller's role, cohort and temporary-password flag. A 403
  * PASSWORD_CHANGE_REQUIRED also means the password must change (read as such, never as a failure).
  */
 export async function fetchAcademyMe(signal?: AbortSignal): Promise<AcademyMeDto | 'must-change-password'> {
   try {
-    return await api.get(`${base}/me/`, academyMeSchema, { signal });
+    return await api.call(ops.academyMe, {}, { signal });
   } catch (err) {
     if (err instanceof ApiError && err.code === 'PASSWORD_CHANGE_REQUIRED') return 'must-change-password';
     throw err;
@@ -66,65 +52,66 @@ export function useAcademyMe() {
 }
 
 export function fetchCohorts(signal?: AbortSignal): Promise<CohortDto[]> {
-  return api.get(`${base}/cohorts/`, cohortListSchema, { signal });
+  return api.call(ops.listCohorts, {}, { signal });
 }
 
 export function createCohort(body: CohortCreateRequest): Promise<CohortDto> {
-  return api.post(`${base}/cohorts/`, body, cohortSchema);
+  return api.call(ops.createCohort, { body });
 }
 
 export function updateCohort(id: number, body: CohortPatchRequest): Promise<CohortDto> {
-  return api.request(`${base}/cohorts/${id}/`, { method: 'PATCH', body, schema: enveloped(cohortSchema) });
+  return api.call(ops.updateCohort, { ids: { id }, body });
 }
 
-/** POST (add) or DELETE (remove) an instructor by e-mail. */
+/**
+ * POST (add) or DELETE (remove) an instructor by e-mail. The answer (the cohort) is not read: the
+ * screen reloads the cohorts instead.
+ */
 export function changeInstructor(cohortId: number, email: string, method: 'POST' | 'DELETE'): Promise<unknown> {
-  return api.request(`${base}/cohorts/${cohortId}/instructors/`, { method, body: { email }, schema: anyAnswer });
+  const op = method === 'POST' ? ops.addCohortInstructor : ops.removeCohortInstructor;
+  return api.call(op, { ids: { id: cohortId }, body: { email } }, { answer: anyAnswer });
 }
 
 export function importMembers(cohortId: number, students: MemberImportRow[]): Promise<MembersImportResponse> {
-  return api.post(`${base}/cohorts/${cohortId}/members/`, { students }, membersImportResponseSchema);
+  return api.call(ops.importCohortMembers, { ids: { id: cohortId }, body: { students } });
 }
 
 export function removeMember(cohortId: number, userId: number) {
-  return api.request(`${base}/cohorts/${cohortId}/members/${userId}/`, {
-    method: 'DELETE',
-    schema: enveloped(memberRemovedSchema),
-  });
+  return api.call(ops.removeCohortMember, { ids: { id: cohortId, userId } });
 }
 
 export function fetchRoster(cohortId: number, signal?: AbortSignal): Promise<RosterDto> {
-  return api.get(`${base}/cohorts/${cohortId}/roster/`, rosterSchema, { signal });
+  return api.call(ops.cohortRoster, { ids: { id: cohortId } }, { signal });
 }
 
 export function fetchLeaderboard(cohortId: number, signal?: AbortSignal): Promise<LeaderboardDto> {
-  return api.get(`${base}/cohorts/${cohortId}/leaderboard/`, leaderboardSchema, { signal });
+  return api.call(ops.cohortLeaderboard, { ids: { id: cohortId } }, { signal });
 }
 
 export function fetchStudent(id: number, signal?: AbortSignal): Promise<StudentDashboardDto> {
-  return api.get(`${base}/students/${id}/`, studentDashboardSchema, { signal });
+  return api.call(ops.studentDashboard, { ids: { id } }, { signal });
 }
 
 /** GET students/{id}/orders/: shaped like trading/orders/, no envelope. */
 export function fetchStudentOrders(id: number, query: Record<string, QueryValue>, signal?: AbortSignal): Promise<OrdersPage> {
-  return api.request(`${base}/students/${id}/orders/`, { method: 'GET', query, schema: studentOrdersPageSchema, signal });
+  return api.call(ops.studentOrders, { ids: { id }, query }, { signal });
 }
 
 export function fetchStudentPerformance(id: number, signal?: AbortSignal): Promise<PerformanceDto> {
-  return api.get(`${base}/students/${id}/performance/`, studentPerformanceSchema, { signal });
+  return api.call(ops.studentPerformance, { ids: { id } }, { signal });
 }
 
 /** GET students/{id}/journal/: shaped like trading/journal/, no envelope. */
 export function fetchStudentJournal(id: number, query: Record<string, QueryValue>, signal?: AbortSignal): Promise<JournalPage> {
-  return api.request(`${base}/students/${id}/journal/`, { method: 'GET', query, schema: studentJournalPageSchema, signal });
+  return api.call(ops.studentJournal, { ids: { id }, query }, { signal });
 }
 
 export function resetStudent(id: number): Promise<ResetResponse> {
-  return api.post(`${base}/students/${id}/reset/`, {}, resetResponseSchema);
+  return api.call(ops.resetStudent, { ids: { id }, body: {} });
 }
 
 export function commentOnTrade(studentId: number, tradeId: number, text: string): Promise<CommentResponse> {
-  return api.post(`${base}/students/${studentId}/comments/`, { trade_id: tradeId, text }, commentResponseSchema);
+  return api.call(ops.commentOnTrade, { ids: { id: studentId }, body: { trade_id: tradeId, text } });
 }
 
 export function useCohorts(enabled = true) {

@@ -1,9 +1,4 @@
-import {
-  type AcademyMeDto,
-  type ChangePasswordRequest,
-  type ChangePasswordResponse,
-  changePasswordResponseSchema,
-} from '@pipdesk/contract';
+import { type AcademyMeDto, type ChangePasswordRequest, type ChangePasswordResponse, ops } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
 import { useSession } from '../../auth/SessionProvider';
@@ -11,7 +6,7 @@ import { academyKeys, useAcademyMe } from '../academy/api';
 
 /** POST auth/change-password/: ends the caller's other sessions; this one goes on. */
 export function changePassword(body: ChangePasswordRequest): Promise<ChangePasswordResponse> {
-  return api.post('/auth/change-password/', body, changePasswordResponseSchema);
+  return api.call(ops.changePassword, { body });
 }
 
 /**

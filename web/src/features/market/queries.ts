@@ -2,11 +2,9 @@ import {
   type Candle,
   type ChartRange,
   type CurrentPrices,
-  chartDataSchema,
-  currentPricesSchema,
+  ops,
   type PairSnapshot,
   type Price,
-  pairPriceSchema,
   pairSnapshotSchema,
 } from '@pipdesk/contract';
 import { useQuery } from '@tanstack/react-query';
@@ -22,26 +20,30 @@ export const marketKeys = {
   chart: (symbol: string, range: ChartRange) => ['market', 'pair', symbol.toUpperCase(), 'chart', range] as const,
 };
 
-const path = (symbol: string) => `/trading/pair/${encodeURIComponent(symbol.toUpperCase())}`;
+/** A pair in a call's path: the catalogue's upper case. */
+const pairParams = (symbol: string) => ({ symbol: symbol.toUpperCase() });
 
 /** GET trading/current-prices/: every active pair's price. */
 export function fetchCurrentPrices(signal?: AbortSignal): Promise<CurrentPrices> {
-  return api.get('/trading/current-prices/', currentPricesSchema, { signal });
+  return api.call(ops.currentPrices, {}, { signal });
 }
 
-/** GET trading/pair/{symbol}/: the pair and its price now (404 for an unknown pair). */
+/**
+ * GET trading/pair/{symbol}/: the pair and its price now (404 for an unknown pair). Only the
+ * market part of the pair page is read: the trader part is the trading feature's.
+ */
 export function fetchPairSnapshot(symbol: string, signal?: AbortSignal): Promise<PairSnapshot> {
-  return api.get(`${path(symbol)}/`, pairSnapshotSchema, { signal });
+  return api.call(ops.pairPage, { params: pairParams(symbol) }, { signal, answer: pairSnapshotSchema });
 }
 
 /** GET trading/pair/{symbol}/price/. */
 export function fetchPairPrice(symbol: string, signal?: AbortSignal): Promise<Price> {
-  return api.get(`${path(symbol)}/price/`, pairPriceSchema, { signal });
+  return api.call(ops.pairPrice, { params: pairParams(symbol) }, { signal });
 }
 
 /** GET trading/pair/{symbol}/chart-data/?range=…: candles oldest first, the last one still forming. */
 export function fetchChartData(symbol: string, range: ChartRange, signal?: AbortSignal): Promise<Candle[]> {
-  return api.get(`${path(symbol)}/chart-data/`, chartDataSchema, { query: { range }, signal });
+  return api.call(ops.chartData, { params: pairParams(symbol), query: { range } }, { signal });
 }
 
 /** Every pair's price, polled every 5 s while `enabled`. */

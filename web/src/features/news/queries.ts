@@ -1,10 +1,4 @@
-import {
-  type Article,
-  type NewsResponse,
-  newsResponseSchema,
-  type TradingNewsResponse,
-  tradingNewsResponseSchema,
-} from '@pipdesk/contract';
+import { type Article, type NewsResponse, ops, type TradingNewsResponse } from '@pipdesk/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
 
@@ -14,12 +8,7 @@ const NEWS_STALE_MS = 60_000;
 
 /** GET /api/news/: the answer is in the spec's shape at the top level, not in the envelope. */
 export function fetchNews(limit: number, refresh: boolean, signal?: AbortSignal): Promise<NewsResponse> {
-  return api.request('/news/', {
-    method: 'GET',
-    query: { limit, refresh: refresh || undefined },
-    schema: newsResponseSchema,
-    signal,
-  });
+  return api.call(ops.news, { query: { limit: String(limit), refresh: refresh ? 'true' : undefined } }, { signal });
 }
 
 /** GET /api/news/trading/: `{combined, by_pair}` at the top level. No pairs: the server picks the first three active ones. */
@@ -29,12 +18,12 @@ export function fetchTradingNews(
   refresh: boolean,
   signal?: AbortSignal,
 ): Promise<TradingNewsResponse> {
-  return api.request('/news/trading/', {
-    method: 'GET',
-    query: { pairs: pairs.length > 0 ? pairs.join(',') : undefined, limit, refresh: refresh || undefined },
-    schema: tradingNewsResponseSchema,
-    signal,
-  });
+  const query = {
+    pairs: pairs.length > 0 ? pairs.join(',') : undefined,
+    limit: String(limit),
+    refresh: refresh ? ('true' as const) : undefined,
+  };
+  return api.call(ops.tradingNews, { query }, { signal });
 }
 
 export const newsKeys = {

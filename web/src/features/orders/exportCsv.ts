@@ -1,8 +1,7 @@
-import { api, type QueryValue, queryString } from '../../api';
+import { ops } from '@pipdesk/contract';
+import { api, callPath, type QueryValue, queryString } from '../../api';
 import { type OrderFilters, ordersApiQuery } from './filters';
 
-/** The export call (docs/orders.md#csv-export). */
-export const ORDERS_EXPORT_PATH = '/trading/orders/export.csv';
 /** The name the saved file gets, as the server's Content-Disposition names it. */
 export const ORDERS_EXPORT_FILE = 'orders.csv';
 /** Shown when the export fails and the server gave no text of its own. */
@@ -16,16 +15,16 @@ export function exportApiQuery(filters: OrderFilters): Record<string, QueryValue
 
 /** The address `fetchOrdersCsv` downloads for these filters, under the API's base (the client's query string). */
 export function exportUrl(filters: OrderFilters, base = '/api'): string {
-  return `${base}${ORDERS_EXPORT_PATH}${queryString(exportApiQuery(filters))}`;
+  return `${base}${callPath(ops.exportOrders, {})}${queryString(exportApiQuery(filters))}`;
 }
 
 /**
- * Fetches the CSV of the filtered history as a file, through the API client's `download`: the
- * call needs the bearer token (a plain link could not send it) and follows the client's 401 rule
- * (docs/screens.md#sign-in-and-session: one shared refresh, one retry).
+ * Fetches the CSV of the filtered history (docs/orders.md#csv-export) as a file, through the API
+ * client's `downloadCall`: the call needs the bearer token (a plain link could not send it) and
+ * follows the client's 401 rule (docs/screens.md#sign-in-and-session: one shared refresh, one retry).
  */
 export function fetchOrdersCsv(filters: OrderFilters): Promise<Blob> {
-  return api.download(ORDERS_EXPORT_PATH, { query: exportApiQuery(filters), accept: 'text/csv' });
+  return api.downloadCall(ops.exportOrders, { query: exportApiQuery(filters) });
 }
 
 const BLOB_KEEP_MS = 10_000;

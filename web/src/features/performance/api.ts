@@ -1,19 +1,15 @@
 import {
   type EquityCurveDto,
   type EquityCurveRange,
-  equityCurveSchema,
   type JournalEntryDto,
   type JournalEntryRequest,
   type JournalPage,
   type JournalTagsDto,
-  journalEntrySchema,
-  journalPageSchema,
-  journalTagsSchema,
+  ops,
   type PerformanceDto,
-  performanceSchema,
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { api, enveloped, type QueryValue } from '../../api';
+import { api, type QueryValue } from '../../api';
 import { tradingKeys } from '../trading';
 
 /**
@@ -30,30 +26,26 @@ export const performanceKeys = {
 };
 
 export function fetchPerformance(signal?: AbortSignal): Promise<PerformanceDto> {
-  return api.get('/trading/performance/', performanceSchema, { signal });
+  return api.call(ops.performance, {}, { signal });
 }
 
 export function fetchEquityCurve(range: EquityCurveRange, signal?: AbortSignal): Promise<EquityCurveDto> {
-  return api.get('/trading/equity-curve/', equityCurveSchema, { query: { range }, signal });
+  return api.call(ops.equityCurve, { query: { range } }, { signal });
 }
 
 /** GET trading/journal/: shaped like orders/, no envelope. */
 export function fetchJournal(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<JournalPage> {
-  return api.request('/trading/journal/', { method: 'GET', query, schema: journalPageSchema, signal });
+  return api.call(ops.journal, { query }, { signal });
 }
 
 /** GET trading/journal/tags/: every tag the trader used, most used first. */
 export function fetchJournalTags(signal?: AbortSignal): Promise<JournalTagsDto> {
-  return api.get('/trading/journal/tags/', journalTagsSchema, { signal });
+  return api.call(ops.journalTags, {}, { signal });
 }
 
 /** PUT trading/journal/{tradeId}/ with all three fields: the entry is replaced as the trader sees it. */
 export function saveJournalEntry(tradeId: number, entry: Required<JournalEntryRequest>): Promise<JournalEntryDto> {
-  return api.request(`/trading/journal/${tradeId}/`, {
-    method: 'PUT',
-    body: entry,
-    schema: enveloped(journalEntrySchema),
-  });
+  return api.call(ops.updateJournalEntry, { ids: { tradeId }, body: entry });
 }
 
 /** The trader's own tags, for the tag chips' suggestions and the tag filter. */

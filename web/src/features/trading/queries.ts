@@ -1,31 +1,23 @@
 import {
   type ClosePositionResponse,
   type CurrentPrices,
-  cancelOrderResponseSchema,
-  closePositionResponseSchema,
-  currentPricesSchema,
   type ModifyOrderRequest,
   type ModifyPositionRequest,
   type ModifyPositionResponse,
-  modifyOrderResponseSchema,
-  modifyPositionResponseSchema,
   type OrderDto,
   type OrderResponse,
-  type OrderSide,
   type OrdersPage,
-  ordersPageSchema,
+  ops,
   type PairPageDto,
+  type PlaceMarketOrderRequest,
   type PlaceMarketOrderResponse,
   type PlatformDataDto,
   type PositionDto,
-  pairPageSchema,
-  placeMarketOrderResponseSchema,
-  platformDataSchema,
   type TradingAccountDto,
   type TradingServerMessage,
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { api, enveloped, type QueryValue } from '../../api';
+import { api, type QueryValue } from '../../api';
 
 /** Query keys of the trading screens; everything under ['trading'] is the trader's money. */
 export const tradingKeys = {
@@ -38,20 +30,20 @@ export const tradingKeys = {
 };
 
 export function fetchPlatformData(signal?: AbortSignal): Promise<PlatformDataDto> {
-  return api.get('/trading/platform-data/', platformDataSchema, { signal });
+  return api.call(ops.platformData, {}, { signal });
 }
 
 export function fetchPairPage(symbol: string, signal?: AbortSignal): Promise<PairPageDto> {
-  return api.get(`/trading/pair/${encodeURIComponent(symbol.toUpperCase())}/`, pairPageSchema, { signal });
+  return api.call(ops.pairPage, { params: { symbol: symbol.toUpperCase() } }, { signal });
 }
 
 export function fetchCurrentPrices(): Promise<CurrentPrices> {
-  return api.get('/trading/current-prices/', currentPricesSchema);
+  return api.call(ops.currentPrices);
 }
 
 /** GET trading/orders/: the spec's shape at the top level, no envelope. */
 export function fetchOrders(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<OrdersPage> {
-  return api.request('/trading/orders/', { method: 'GET', query, schema: ordersPageSchema, signal });
+  return api.call(ops.listOrders, { query }, { signal });
 }
 
 /** One key per submission: a retried request (a flaky network) can never execute twice (docs/trading-rules.md#idempotency). */
@@ -59,18 +51,12 @@ export function idempotencyKey(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
-export function placeMarketOrder(order: {
-  symbol: string;
-  side: OrderSide;
-  quantity: number;
-  /** The protection of the position it leaves open (docs/orders.md#protection-on-positions); sent only when set. */
-  stop_loss?: number;
-  take_profit?: number;
-  trailing_stop_pips?: number;
-}): Promise<PlaceMarketOrderResponse> {
-  return api.post('/trading/place-market-order/', order, placeMarketOrderResponseSchema, {
-    headers: { 'Idempotency-Key': idempotencyKey() },
-  });
+/**
+ * POST trading/place-market-order/. The protection (`stop_loss`, `take_profit`, `trailing_stop_pips`)
+ * is that of the position it leaves open (docs/orders.md#protection-on-positions); sent only when set.
+ */
+export function placeMarketOrder(order: PlaceMarketOrderRequest): Promise<PlaceMarketOrderResponse> {
+  return api.call(ops.placeMarketOrder, { body: order }, { idempotencyKey: idempotencyKey() });
 }
 
 /**
@@ -78,37 +64,28 @@ export function placeMarketOrder(order: {
  * `quantity` (lots) closes part of the position (docs/orders.md#partial-close); left out, the whole.
  */
 export function closePosition(positionId: number, currentPrice?: number, quantity?: number): Promise<ClosePositionResponse> {
-  return api.post(
-    `/trading/close-position/${positionId}/`,
-    {
+  return api.call(ops.closePosition, {
+    ids: { id: positionId },
+    body: {
       ...(currentPrice === undefined ? {} : { current_price: currentPrice }),
       ...(quantity === undefined ? {} : { quantity }),
     },
-    closePositionResponseSchema,
-  );
+  });
 }
 
 /** PATCH trading/orders/{id}/: changes a PENDING order (docs/orders.md#modify-and-cancel). */
 export function modifyOrder(orderId: number, change: ModifyOrderRequest): Promise<OrderResponse> {
-  return api.request(`/trading/orders/${orderId}/`, {
-    method: 'PATCH',
-    body: change,
-    schema: enveloped(modifyOrderResponseSchema),
-  });
+  return api.call(ops.modifyOrder, { ids: { id: orderId }, body: change });
 }
 
 /** POST trading/orders/{id}/cancel/: the order comes back CANCELLED. */
 export function cancelOrder(orderId: number): Promise<OrderResponse> {
-  return api.post(`/trading/orders/${orderId}/cancel/`, {}, cancelOrderResponseSchema);
+  return api.call(ops.cancelOrder, { ids: { id: orderId } });
 }
 
 /** PATCH trading/positions/{id}/: sets or clears (null) a position's protection (docs/orders.md#protection-on-positions). */
 export function modifyPosition(positionId: number, change: ModifyPositionRequest): Promise<ModifyPositionResponse> {
-  return api.request(`/trading/positions/${positionId}/`, {
-    method: 'PATCH',
-    body: change,
-    schema: enveloped(modifyPositionResponseSchema),
-  });
+  return api.call(ops.modifyPosition, { ids: { id: positionId }, body: change });
 }
 
 /** The dashboard's data: account, catalogue, open positions, recent orders. */

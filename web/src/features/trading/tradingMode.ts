@@ -1,4 +1,5 @@
-import { type ApiClient, anyAnswer, api, errorMessage } from '../../api';
+import { ops } from '@pipdesk/contract';
+import { type ApiClient, api, errorMessage } from '../../api';
 
 /** docs/screens.md#trading-mode: the client trades live; demo exists only as a refusal. */
 export type TradingMode = 'live' | 'demo';
@@ -14,7 +15,7 @@ export const DEMO_MODE_TEXT = 'Demo trading mode not yet implemented';
 export class TradingModeSwitch {
   private current: TradingMode = 'live';
 
-  constructor(private readonly client: Pick<ApiClient, 'request'>) {}
+  constructor(private readonly client: Pick<ApiClient, 'call'>) {}
 
   get mode(): TradingMode {
     return this.current;
@@ -27,7 +28,7 @@ export class TradingModeSwitch {
       return;
     }
     try {
-      await this.client.request('/demo/account/status/', { method: 'GET', schema: anyAnswer });
+      await this.client.call(ops.demoAccountStatus);
     } catch (err) {
       throw new Error(errorMessage(err, DEMO_MODE_TEXT));
     }
