@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { DbKind } from '../db/database.js';
-import { type ComposedStatement, dbKindOf, prepare } from '../db/prepared.js';
+import { type ComposedStatement, composedStatement, dbKindOf, prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { lockForUpdate } from '../db/transaction.js';
 import type { LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
@@ -134,7 +134,7 @@ export async function openAccount(
       now: input.now,
     });
   }
-  return { profileId: Number(profile.id), accountId: Number(account.id) };
+  return { profileId: profile.id, accountId: account.id };
 }
 
 // Prepared (see db/prepared.ts): every execution that realizes P&L runs them.
@@ -164,18 +164,26 @@ type LedgerEntryValues = Omit<Insertable<LedgerEntriesTable>, 'balance_after_min
 /** The new balance `changed` returns (see `withBalanceChange`). */
 const CHANGED_BALANCE = sql<number>`(select "balance_minor" from "changed")`;
 
+declare module '../db/prepared.js' {
+  /** The CTEs of a balance change with its ledger row (`withBalanceChange`, `withRealizedPnl`). */
+  interface ComposedCtes {
+    changed: { balance_minor: number };
+    ledger_entry: { id: number };
+  }
+}
+
 /** The account's balance moved by `amount_minor` as a CTE (`changed`), returning the new balance. */
 function withBalanceChange(
   q: ComposedStatement,
   value: <K extends 'account_id' | 'amount_minor' | 'created_at'>(name: K) => LedgerEntryValues[K],
-) {
+): ComposedStatement {
   return q.with('changed', (db) =>
     db
       .updateTable('trading_accounts')
       .set((eb) => ({ balance_minor: eb('balance_minor', '+', value('amount_minor')), updated_at: value('created_at') }))
       .where('id', '=', value('account_id'))
       .returning('balance_minor'),
-  ) as unknown as ComposedStatement;
+  );
 }
 
 /**
@@ -186,7 +194,7 @@ function withBalanceChange(
 const balanceChangeWithEntry = prepare<LedgerEntryValues, { balance_after_minor: number }>(
   'accounts.balanceChangeWithEntry',
   (q, value) =>
-    withBalanceChange(q, value)
+    withBalanceChange(composedStatement(q), value)
       .insertInto('ledger_entries')
       .values({
         account_id: value('account_id'),
@@ -212,7 +220,7 @@ export type RealizedPnlValues = Omit<LedgerEntryValues, 'kind' | 'reference'>;
 export function withRealizedPnl(
   q: ComposedStatement,
   value: <K extends keyof RealizedPnlValues>(name: K) => RealizedPnlValues[K],
-) {
+): ComposedStatement {
   return withBalanceChange(q, value).with('ledger_entry', (db) =>
     db
       .insertInto('ledger_entries')
@@ -225,7 +233,7 @@ export function withRealizedPnl(
         created_at: value('created_at'),
       })
       .returning('id'),
-  ) as unknown as ComposedStatement;
+  );
 }
 
 /**
@@ -255,7 +263,7 @@ export async function postLedgerEntry(
       reference: entry.reference,
       created_at: entry.now,
     });
-    return Number(posted!.balance_after_minor);
+    return posted!.balance_after_minor;
   }
   const [updated] = await balanceChange.execute(trx, {
     accountId: entry.accountId,
@@ -263,7 +271,7 @@ export async function postLedgerEntry(
     now: entry.now,
   });
   if (!updated) throw new Error(`Trading account ${entry.accountId} not found`);
-  const balanceAfter = Number(updated.balance_minor);
+  const balanceAfter = updated.balance_minor;
   const row = {
     account_id: entry.accountId,
     kind: entry.kind,
@@ -303,7 +311,7 @@ export async function recordAccountChange(trx: Q, kind: DbKind, accountId: numbe
     .values({ account_id: accountId, created_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return row.id;
 }
 
 /** The newest account change's id, 0 with none: where a server starts following them. */
@@ -312,7 +320,7 @@ export async function lastAccountChangeId(q: Q): Promise<number> {
     .selectFrom('account_changes')
     .select((eb) => eb.fn.max('id').as('id'))
     .executeTakeFirst();
-  return Number(row?.id ?? 0);
+  return row?.id ?? 0;
 }
 
 /** Account changes after `afterId`, oldest first, at most `limit`. */
@@ -324,7 +332,7 @@ export async function accountChangesAfter(q: Q, afterId: number, limit: number) 
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), accountId: Number(r.account_id) }));
+  return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
 }
 
 /** Every ledger entry of an account, oldest first (audits). */
@@ -336,7 +344,8 @@ export async function ledgerEntries(q: Q, accountId: number) {
 export async function ledgerSum(q: Q, accountId: number): Promise<number> {
   const row = await q
     .selectFrom('ledger_entries')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_minor'), eb.lit(0)).as('total'))
+    // sum(bigint) is a numeric on PostgreSQL, which pg returns as a string.
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount_minor'), eb.lit(0)).as('total'))
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
   return Number(row.total);

@@ -4,11 +4,26 @@ import type { Database } from './schema.js';
 import { nameStatement } from './statement-names.js';
 
 /**
+ * The CTEs a composed statement may hold, by name, with the row each returns: each module
+ * declares its own (`declare module '…/db/prepared.js' { interface ComposedCtes { … } }`), as
+ * its tables extend `Database`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the modules' CTEs extend it by declaration merging
+export interface ComposedCtes {}
+
+/**
  * A PostgreSQL statement being composed of data-modifying CTEs by several modules' repositories
  * (docs/order-engine.md#round-trips): each adds its CTEs and hands the statement on as this type.
- * The CTEs' names are a documented convention between them, not part of the type.
+ * Every CTE any module declares is in its type from the start (Kysely's `QueryCreator` is
+ * invariant in its database type, so a statement that grew by a CTE is this type again only when
+ * that CTE was declared already), and a part may read the ones the parts before it added.
  */
-export type ComposedStatement = QueryCreator<Database>;
+export type ComposedStatement = QueryCreator<Database & ComposedCtes>;
+
+/** `q` as the start of a composed statement: only its type changes (Kysely's `withTables`). */
+export function composedStatement(q: Kysely<Database>): ComposedStatement {
+  return q.withTables<{ [Name in keyof ComposedCtes]: ComposedCtes[Name] }>();
+}
 
 /** Marks the place of a named value in a prepared query. */
 class Slot {

@@ -30,6 +30,9 @@ export interface RecordedFill {
   read?: PrefetchedStatistics;
 }
 
+/** What the statistics need of a fill before its trade is written (the trade's id comes from the write). */
+export type FillStatistics = Omit<RecordedFill, 'tradeId'>;
+
 /**
  * The account's current period and the fill's pair statistics, read ahead with the order's other
  * reads (trading/order-reads.ts). undefined: not read, so read here; null: there is none. The
@@ -56,15 +59,11 @@ interface StatisticsWrite {
   };
 }
 
-function statisticsWrite(
-  fill: Omit<RecordedFill, 'tradeId'>,
-  period: repo.PeriodRow,
-  pairRow: repo.PairStatsRow | undefined,
-): StatisticsWrite {
+function statisticsWrite(fill: FillStatistics, period: repo.PeriodRow, pairRow: repo.PairStatsRow | undefined): StatisticsWrite {
   const equityMinor = fill.equity.toScaledNumber(2);
   const drawdown = tallyEquityPoint(repo.drawdownFromRow(period), Dec.scaled(equityMinor, 2));
   const write: StatisticsWrite = {
-    periodId: Number(period.id),
+    periodId: period.id,
     period: { tally: repo.tallyFromRow(period), drawdown },
     point: { account_id: fill.account.id, time: fill.executedAt, equity_minor: equityMinor, balance_minor: fill.balanceMinor },
   };
@@ -92,14 +91,14 @@ function statisticsWrite(
  * updates the period's statistics and enters the journal; every execution writes an equity point
  * and moves the max drawdown. All or nothing with the fill.
  */
-export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Promise<void> {
+export async function recordFillStatistics(trx: Kysely<Database>, fill: RecordedFill): Promise<void> {
   const readPeriod = fill.read?.period;
   const period = readPeriod ?? (await ensurePeriod(trx, fill.account, fill.tradeId));
   const readPair = readPeriod ? fill.read?.pairStats : undefined;
   const pairRow = !isClosingFill(fill.kind)
     ? undefined
     : readPair === undefined
-      ? await repo.pairStatsOf(trx, Number(period.id), fill.symbol)
+      ? await repo.pairStatsOf(trx, period.id, fill.symbol)
       : (readPair ?? undefined);
   const write = statisticsWrite(fill, period, pairRow);
   if (!write.closedTrade) {
@@ -116,11 +115,9 @@ export async function recordFill(trx: Kysely<Database>, fill: RecordedFill): Pro
  * The execution's statistics as values of the fill's own statement (trading/fill-statement.ts),
  * when everything they need was read ahead with the order's reads: the period, and for a closed
  * trade the pair's row. undefined otherwise (the period is yet to be created, or it was not
- * read ahead): then `recordFill` writes them after the fill.
+ * read ahead): then `recordFillStatistics` writes them after the fill.
  */
-export function statisticsOfFill(
-  fill: Omit<RecordedFill, 'tradeId'>,
-): { values: repo.FillStatisticsValues; closedTrade: boolean } | undefined {
+export function statisticsOfFill(fill: FillStatistics): { values: repo.FillStatisticsValues; closedTrade: boolean } | undefined {
   const period = fill.read?.period;
   if (!period) return undefined;
   const pairStats = fill.read?.pairStats;

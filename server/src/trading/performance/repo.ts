@@ -1,6 +1,6 @@
 import { Dec, type DrawdownTally, type PairTally, type PerformanceTally } from '@pipdesk/contract';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { type ComposedStatement, dbKindOf, prepare } from '../../db/prepared.js';
+import { type ComposedStatement, composedStatement, dbKindOf, prepare } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { insertPoint, type NewEquityPoint } from '../equity-curve/repo.js';
 import { insertEntry, type NewJournalEntry } from '../journal/repo.js';
@@ -44,18 +44,18 @@ export async function insertPeriod(
 
 export function tallyFromRow(row: PeriodRow): PerformanceTally {
   return {
-    closedTrades: Number(row.closed_trades),
-    wins: Number(row.wins),
-    losses: Number(row.losses),
-    breakevens: Number(row.breakevens),
+    closedTrades: row.closed_trades,
+    wins: row.wins,
+    losses: row.losses,
+    breakevens: row.breakevens,
     grossProfit: cents(row.gross_profit_minor),
     grossLoss: cents(row.gross_loss_minor),
     largestWin: row.largest_win_minor === null ? null : cents(row.largest_win_minor),
     largestLoss: row.largest_loss_minor === null ? null : cents(row.largest_loss_minor),
-    currentWinStreak: Number(row.current_win_streak),
-    currentLossStreak: Number(row.current_loss_streak),
-    longestWinStreak: Number(row.longest_win_streak),
-    longestLossStreak: Number(row.longest_loss_streak),
+    currentWinStreak: row.current_win_streak,
+    currentLossStreak: row.current_loss_streak,
+    longestWinStreak: row.longest_win_streak,
+    longestLossStreak: row.longest_loss_streak,
   };
 }
 
@@ -106,6 +106,16 @@ const PERIOD_UPDATE_COLUMNS = [
   'max_drawdown_pct',
 ] as const;
 
+declare module '../../db/prepared.js' {
+  /** The CTEs of a fill's statistics (`withFillStatistics`). */
+  interface ComposedCtes {
+    point: { id: number };
+    pair: { period_id: number };
+    journal: { trade_id: number };
+    period: { id: number };
+  }
+}
+
 /** The period's statistics and drawdown written (the `id` value's row). */
 function updatePeriodQuery(db: ComposedStatement, value: <K extends keyof PeriodUpdate>(name: K) => PeriodUpdate[K]) {
   return db
@@ -114,7 +124,9 @@ function updatePeriodQuery(db: ComposedStatement, value: <K extends keyof Period
     .where('id', '=', value('id'));
 }
 
-const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod', (q, value) => updatePeriodQuery(q, value));
+const updatePeriodRow = prepare<PeriodUpdate, never>('performance.updatePeriod', (q, value) =>
+  updatePeriodQuery(composedStatement(q), value),
+);
 
 type FillPoint = Omit<NewEquityPoint, 'period_id'>;
 
@@ -122,7 +134,7 @@ type FillPoint = Omit<NewEquityPoint, 'period_id'>;
 function withFillPoint(
   q: ComposedStatement,
   value: <K extends keyof (FillPoint & { id: number })>(name: K) => (FillPoint & { id: number })[K],
-) {
+): ComposedStatement {
   return q.with('point', (db) =>
     db
       .insertInto('equity_points')
@@ -134,7 +146,7 @@ function withFillPoint(
         balance_minor: value('balance_minor'),
       })
       .returning('id'),
-  ) as unknown as ComposedStatement;
+  );
 }
 
 /**
@@ -142,7 +154,7 @@ function withFillPoint(
  * on the order path: docs/order-engine.md#round-trips). SQLite has no data-modifying CTE.
  */
 const updatePeriodWithPointRow = prepare<PeriodUpdate & FillPoint, never>('performance.updatePeriodWithPoint', (q, value) =>
-  updatePeriodQuery(withFillPoint(q, value), value),
+  updatePeriodQuery(withFillPoint(composedStatement(q), value), value),
 );
 
 function periodUpdate(periodId: number, tally: PerformanceTally, drawdown: DrawdownTally): PeriodUpdate {
@@ -192,7 +204,7 @@ function withClosedTrade(
   q: ComposedStatement,
   value: <K extends keyof ClosedTradeValues>(name: K) => ClosedTradeValues[K],
   trade: 'value' | 'fill_trade',
-) {
+): ComposedStatement {
   return q
     .with('pair', (db) =>
       db
@@ -230,7 +242,7 @@ function withClosedTrade(
           updated_at: null,
         })
         .returning('trade_id'),
-    ) as unknown as ComposedStatement;
+    );
 }
 
 /**
@@ -239,7 +251,7 @@ function withClosedTrade(
  * and the period's update.
  */
 const closedTradeRow = prepare<ClosedTradeValues, never>('performance.recordClosedTrade', (q, value) =>
-  updatePeriodQuery(withClosedTrade(withFillPoint(q, value), value, 'value'), value),
+  updatePeriodQuery(withClosedTrade(withFillPoint(composedStatement(q), value), value, 'value'), value),
 );
 
 /** The values of `withFillStatistics`: the point and the period's update, and a closed trade's rows. */
@@ -254,11 +266,11 @@ export function withFillStatistics(
   q: ComposedStatement,
   value: <K extends keyof FillStatisticsValues>(name: K) => FillStatisticsValues[K],
   closed: boolean,
-) {
+): ComposedStatement {
   const all = value as <K extends keyof ClosedTradeValues>(name: K) => ClosedTradeValues[K];
   const point = withFillPoint(q, all);
   const before = closed ? withClosedTrade(point, all, 'fill_trade') : point;
-  return before.with('period', (db) => updatePeriodQuery(db, all).returning('id')) as unknown as ComposedStatement;
+  return before.with('period', (db) => updatePeriodQuery(db, all).returning('id'));
 }
 
 /** The values of a fill's statistics (see `withFillStatistics`), as `recordClosedTrade` and `updatePeriodWithPoint` write them. */
@@ -331,7 +343,7 @@ export async function pairStatsOf(q: Q, periodId: number, symbol: string): Promi
 
 export function pairTallyFromRow(row: PairStatsRow | undefined): PairTally | undefined {
   if (!row) return undefined;
-  return { trades: Number(row.trades), wins: Number(row.wins), losses: Number(row.losses), netPnl: cents(row.net_pnl_minor) };
+  return { trades: row.trades, wins: row.wins, losses: row.losses, netPnl: cents(row.net_pnl_minor) };
 }
 
 type PairStatsValues = { period_id: number; symbol: string; trades: number; wins: number; losses: number; net_pnl_minor: number };
