@@ -23,7 +23,7 @@ export async function lockCohort(trx: Q, cohortId: number, kind: 'sqlite' | 'pos
 
 export async function insertCohort(q: Q, cohort: Insertable<CohortsTable>): Promise<number> {
   const row = await q.insertInto('cohorts').values(cohort).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
+  return row.id;
 }
 
 export async function updateCohort(q: Q, cohortId: number, changes: Updateable<CohortsTable>): Promise<void> {
@@ -41,13 +41,13 @@ export async function listCohorts(q: Q, ids?: readonly number[]): Promise<Cohort
 /** Ids of the cohorts a user teaches. */
 export async function cohortIdsTaughtBy(q: Q, userId: number): Promise<number[]> {
   const rows = await q.selectFrom('cohort_instructors').select('cohort_id').where('user_id', '=', userId).execute();
-  return rows.map((r) => Number(r.cohort_id));
+  return rows.map((r) => r.cohort_id);
 }
 
 /** Ids of the cohorts a user is a member of (active or archived). */
 export async function cohortIdsOfMember(q: Q, userId: number): Promise<number[]> {
   const rows = await q.selectFrom('cohort_members').select('cohort_id').where('user_id', '=', userId).execute();
-  return rows.map((r) => Number(r.cohort_id));
+  return rows.map((r) => r.cohort_id);
 }
 
 /** The user's active cohort, if any (a trader is in at most one). */
@@ -106,9 +106,9 @@ export async function instructorsOf(q: Q, cohortIds: readonly number[]) {
     .execute();
   const byCohort = new Map<number, { id: number; full_name: string }[]>();
   for (const r of rows) {
-    const list = byCohort.get(Number(r.cohort_id)) ?? [];
-    list.push({ id: Number(r.id), full_name: r.full_name });
-    byCohort.set(Number(r.cohort_id), list);
+    const list = byCohort.get(r.cohort_id) ?? [];
+    list.push({ id: r.id, full_name: r.full_name });
+    byCohort.set(r.cohort_id, list);
   }
   return byCohort;
 }
@@ -118,11 +118,12 @@ export async function memberCounts(q: Q, cohortIds: readonly number[]): Promise<
   if (cohortIds.length === 0) return new Map();
   const rows = await q
     .selectFrom('cohort_members')
-    .select(['cohort_id', (eb) => eb.fn.countAll<string | number>().as('n')])
+    .select(['cohort_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('cohort_id', 'in', [...cohortIds])
     .groupBy('cohort_id')
     .execute();
-  return new Map(rows.map((r) => [Number(r.cohort_id), Number(r.n)]));
+  // count(*) is an int8 on PostgreSQL, which db/database.ts reads as a number.
+  return new Map(rows.map((r) => [r.cohort_id, r.n]));
 }
 
 /** User ids of a cohort's members, oldest member first (the roster and the leaderboard start here). */
@@ -134,7 +135,7 @@ export async function memberIds(q: Q, cohortId: number): Promise<number[]> {
     .orderBy('added_at')
     .orderBy('user_id')
     .execute();
-  return rows.map((r) => Number(r.user_id));
+  return rows.map((r) => r.user_id);
 }
 
 export async function addInstructor(q: Q, cohortId: number, userId: number, now: number): Promise<void> {
@@ -191,5 +192,5 @@ export async function membersActiveElsewhere(q: Q, cohortId: number): Promise<nu
     .where('other.cohort_id', '!=', cohortId)
     .where('other.active', '=', 1)
     .execute();
-  return rows.map((r) => Number(r.user_id));
+  return rows.map((r) => r.user_id);
 }

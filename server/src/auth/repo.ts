@@ -27,7 +27,7 @@ export async function insertUser(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return row.id;
 }
 
 export async function setUserActive(q: Q, userId: number, active: boolean, now: number): Promise<void> {
@@ -146,7 +146,7 @@ export async function recentLoginFailures(q: Q, scope: LoginFailureScope, subjec
     .where('failed_at', '>', since)
     .orderBy('failed_at')
     .execute();
-  return rows.map((r) => Number(r.failed_at));
+  return rows.map((r) => r.failed_at);
 }
 
 export async function insertLoginFailure(q: Q, scope: LoginFailureScope, subject: string, now: number): Promise<number> {
@@ -155,7 +155,7 @@ export async function insertLoginFailure(q: Q, scope: LoginFailureScope, subject
     .values({ scope, subject, failed_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return row.id;
 }
 
 export async function deleteLoginFailures(q: Q, scope: LoginFailureScope, subject: string): Promise<void> {
@@ -232,7 +232,7 @@ export async function userNamesByIds(q: Q, userIds: readonly number[]): Promise<
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return new Map();
   const rows = await q.selectFrom('users').select(['id', 'full_name']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [Number(r.id), r.full_name]));
+  return new Map(rows.map((r) => [r.id, r.full_name]));
 }
 
 /** Revokes every live session of a user but one; returns their ids. */

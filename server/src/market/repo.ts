@@ -24,19 +24,19 @@ export async function seedPairs(db: Conn, rows: ReturnType<typeof seedRow>[]): P
 
 export async function listPairs(db: Conn): Promise<Pair[]> {
   const rows = await db.selectFrom('fx_pairs').selectAll().orderBy('id').execute();
-  return rows.map((r) => pairFromRow(Number(r.id), r));
+  return rows.map((r) => pairFromRow(r.id, r));
 }
 
 const candleColumns = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 
 function toScaled(r: { time: number; open: number; high: number; low: number; close: number; volume: number }): ScaledCandle {
   return {
-    time: Number(r.time),
-    open: Number(r.open),
-    high: Number(r.high),
-    low: Number(r.low),
-    close: Number(r.close),
-    volume: Number(r.volume),
+    time: r.time,
+    open: r.open,
+    high: r.high,
+    low: r.low,
+    close: r.close,
+    volume: r.volume,
   };
 }
 

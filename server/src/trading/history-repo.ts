@@ -99,8 +99,8 @@ async function historySpan(q: Q, accountId: number): Promise<{ first: number | n
     q.selectFrom('orders').select('created_at').where('account_id', '=', accountId).orderBy('created_at', direction).limit(1);
   const row = await q.selectNoFrom([edge('asc').as('first'), edge('desc').as('last')]).executeTakeFirstOrThrow();
   return {
-    first: row.first === null ? null : Number(row.first),
-    last: row.last === null ? null : Number(row.last),
+    first: row.first,
+    last: row.last,
   };
 }
 
@@ -216,8 +216,8 @@ export async function ordersAfter(
     query = query.where((eb) => {
       // (created_at, id) beyond the last row's.
       const tail = eb.or([
-        eb('created_at', beyond, Number(after.created_at)),
-        eb.and([eb('created_at', '=', Number(after.created_at)), eb('id', beyond, Number(after.id))]),
+        eb('created_at', beyond, after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', beyond, after.id)]),
       ]);
       if (column === 'created_at') return tail;
       const last = column === 'quantity_centilots' ? after.quantity_centilots : after.average_fill_price_e10;
@@ -225,7 +225,7 @@ export async function ordersAfter(
         // Null fill prices sort last in both directions: only nulls follow a null.
         return eb.and([eb(column, 'is', null), tail]);
       }
-      const terms: Expression<SqlBool>[] = [eb(column, beyond, Number(last)), eb.and([eb(column, '=', Number(last)), tail])];
+      const terms: Expression<SqlBool>[] = [eb(column, beyond, last), eb.and([eb(column, '=', last), tail])];
       if (column === 'average_fill_price_e10') terms.push(eb(column, 'is', null));
       return eb.or(terms);
     });

@@ -69,5 +69,5 @@ export async function deletePoints(trx: Q, ids: readonly number[]): Promise<void
 /** Periods with points older than `before` (the thinning's work list). */
 export async function periodsWithPointsBefore(q: Q, before: number): Promise<number[]> {
   const rows = await q.selectFrom('equity_points').select('period_id').where('time', '<', before).distinct().execute();
-  return rows.map((r) => Number(r.period_id));
+  return rows.map((r) => r.period_id);
 }

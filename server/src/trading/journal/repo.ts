@@ -104,8 +104,9 @@ export async function countTagged(q: Q, periodId: number, tag: string, symbol?: 
   if (symbol !== undefined) {
     query = query.innerJoin('journal_entries as j', 'j.trade_id', 'g.trade_id').where('j.symbol', '=', symbol);
   }
-  const row = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  // count(*) is an int8 on PostgreSQL, which db/database.ts reads as a number.
+  const row = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return row.n;
 }
 
 export function tagsOf(q: Q, tradeIds: readonly number[]) {
@@ -132,11 +133,11 @@ export async function commentsOf(q: Q, tradeIds: readonly number[]) {
     .orderBy('trade_id')
     .orderBy('id')
     .execute();
-  const authorIds = rows.map((r) => Number(r.author_id));
+  const authorIds = rows.map((r) => r.author_id);
   const names = await userNamesByIds(q, authorIds);
   // A comment whose author is gone is left out, as the join it replaces did (the foreign key deletes them together).
   return rows.flatMap((r) => {
-    const authorName = names.get(Number(r.author_id));
+    const authorName = names.get(r.author_id);
     return authorName === undefined ? [] : [{ ...r, author_name: authorName }];
   });
 }
@@ -189,5 +190,5 @@ export async function insertComment(
   comment: { trade_id: number; author_user_id: number; text: string; created_at: number },
 ): Promise<number> {
   const row = await trx.insertInto('journal_comments').values(comment).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
+  return row.id;
 }
