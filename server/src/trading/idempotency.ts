@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
+import type { Envelope } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { type AppError, errors } from '../errors.js';
+import { type AppError, errorEnvelope, errors } from '../errors.js';
 import * as repo from './repo.js';
+
+// The Idempotency-Key's storage (docs/trading-rules.md#idempotency): a key's fingerprint, the
+// keys this process runs, and its first answer, stored as the client got it. The steps of a
+// keyed write, in their order, are commands/idempotent-command.ts.
 
 /** Keys are kept at least this long (docs/trading-rules.md#idempotency: ≥ 24 h); older ones are purged. */
 export const IDEMPOTENCY_KEY_TTL_MS = 25 * 60 * 60 * 1000;
@@ -25,6 +30,27 @@ export const keyInFlight = () => errors.idempotencyKeyInFlight();
 export interface StoredAnswer {
   status: number;
   body: { success: boolean; data?: unknown; error?: string; code?: string };
+}
+
+/** A first answer as it is stored: its status and the JSON of the body the client got. */
+export interface AnswerToStore {
+  status: number;
+  body: string;
+}
+
+/**
+ * The stored form of a first answer that succeeded: the envelope the call answered with
+ * (docs/api.md), so a retry gets the same bytes whichever release stored it. Commands hand over
+ * their data; only this module writes the envelope of what it stores.
+ */
+export function storedAnswer(status: number, data: unknown): AnswerToStore {
+  const body: Envelope<unknown> = { success: true, data };
+  return { status, body: JSON.stringify(body) };
+}
+
+/** The stored form of a first answer that failed (a committed rejection): the failure envelope of errors.ts. */
+export function storedFailure(error: AppError): AnswerToStore {
+  return { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
 }
 
 /** Rebuilds the stored failure of a replayed key as the same error. */
@@ -50,7 +76,7 @@ export class InFlightKeys {
   }
 }
 
-/** An Idempotency-Key as a placement sees it: the trader's key and the fingerprint of this request. */
+/** An Idempotency-Key as a keyed write sees it: the caller's key and the fingerprint of this request. */
 export interface KeyUse {
   userId: number;
   key: string;
@@ -58,8 +84,8 @@ export interface KeyUse {
 }
 
 /**
- * Inside the placement's transaction, after the account lock: the first answer of a key
- * already used with this request (to replay), nothing for a new key; 422 for another request.
+ * Inside the write's transaction, after its lock: the first answer of a key already used with
+ * this request (to replay), nothing for a new key; 422 for another request.
  */
 export async function storedAnswerOf(trx: Kysely<Database>, use: KeyUse): Promise<StoredAnswer | undefined> {
   return storedAnswerFrom(await repo.findIdempotencyKey(trx, use.userId, use.key), use);
@@ -72,11 +98,11 @@ export function storedAnswerFrom(stored: repo.IdempotencyRow | undefined, use: K
   return { status: stored.response_status, body: JSON.parse(stored.response_body) };
 }
 
-/** Records a key's first answer in the placement's own transaction, so it commits with the order or not at all. */
+/** Records a key's first answer in the write's own transaction, so it commits with the write or not at all. */
 export async function rememberAnswer(
   trx: Kysely<Database>,
   use: KeyUse,
-  answer: { status: number; body: string },
+  answer: AnswerToStore,
   createdAt: number,
 ): Promise<void> {
   await repo.insertIdempotencyKey(trx, {
@@ -89,8 +115,8 @@ export async function rememberAnswer(
   });
 }
 
-/** A replayed first answer: the same data again, or the same failure. */
-export function replay<T>(answer: StoredAnswer): { response: T; replayed: true } {
-  if (answer.status !== 201) throw replayedFailure(answer);
+/** A replayed first answer: the same data again when it was the call's success (`okStatus`), else the same failure. */
+export function replay<T>(answer: StoredAnswer, okStatus: number): { response: T; replayed: true } {
+  if (answer.status !== okStatus) throw replayedFailure(answer);
   return { response: answer.body.data as T, replayed: true };
 }
