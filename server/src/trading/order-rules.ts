@@ -25,16 +25,6 @@ export const fieldError = (field: string, message: string) => errors.validation(
 /** The 400 of a broken rule: the field's name, then the contract's words for the problem. */
 const problemError = (field: string, problem: OrderProblem) => fieldError(field, orderProblemMessage(problem));
 
-/**
- * The decimals a price is written with when the caller gives no pair digits: its own, so the
- * words read the price as it is ("1.1").
- */
-function ownDecimals(price: Dec): number {
-  const text = price.toString();
-  const point = text.indexOf('.');
-  return point < 0 ? 0 : text.length - point - 1;
-}
-
 /** A price the trader sends: positive, with at most the pair's digits. */
 export function exactPrice(pair: Pair, field: string, value: number): Dec {
   const problem = priceProblem(value, pair.digits);
@@ -89,20 +79,20 @@ const REFERENCE_OF = { 'the bid': 'bid', 'the ask': 'ask', 'the entry price': 'e
 /**
  * Protection against the price it is judged by (`reference`, described as `what`): a LONG
  * needs SL < reference < TP, a SHORT TP < reference < SL. `digits` (the pair's) writes the
- * reference in the message as the web shows it; without it the reference reads as it is.
+ * reference in the message as the web shows it ("1.10000", docs/screens.md#formatting).
  */
 export function checkProtection(
   long: boolean,
   reference: Dec,
   p: ProtectionValues,
   what: keyof typeof REFERENCE_OF,
-  digits?: number,
+  digits: number,
 ): void {
   const problems = protectionSideProblems(p, {
     long,
     reference,
     against: REFERENCE_OF[what],
-    digits: digits ?? ownDecimals(reference),
+    digits,
   });
   if (problems.stopLoss) throw problemError('stop_loss', problems.stopLoss);
   if (problems.takeProfit) throw problemError('take_profit', problems.takeProfit);
@@ -114,9 +104,8 @@ export function checkProtection(
  * as a STOP). Otherwise it would be marketable now: that is a market order. `digits` as for
  * `checkProtection`.
  */
-export function checkPendingPrice(type: PendingOrderType, side: OrderSide, price: Dec, quote: ExactQuote, digits?: number): void {
-  const market = side === 'BUY' ? quote.ask : quote.bid;
-  const problem = pendingPriceProblem(type, side, price, quote, digits ?? ownDecimals(market));
+export function checkPendingPrice(type: PendingOrderType, side: OrderSide, price: Dec, quote: ExactQuote, digits: number): void {
+  const problem = pendingPriceProblem(type, side, price, quote, digits);
   if (problem) throw problemError('price', problem);
 }
 

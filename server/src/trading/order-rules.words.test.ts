@@ -97,19 +97,13 @@ describe('the words of a refused order, as the web shows them', () => {
 describe('the reference price in the words (docs/screens.md#formatting)', () => {
   const long = { ...NO_PROTECTION_VALUES, stopLoss: Dec.from('1.2') };
 
-  it("reads with the pair's digits when the caller gives them, as the web writes it", () => {
+  it("reads with the pair's digits, as the web writes it", () => {
     expect(() => checkProtection(true, Dec.from('1.1'), long, 'the entry price', 5)).toThrow(
       'stop_loss: must be below the entry price (1.10000) for a long position',
     );
     const quote = { bid: Dec.from('1.1'), ask: Dec.from('1.1002'), mid: Dec.from('1.1001') };
     expect(() => checkPendingPrice('LIMIT', 'BUY', Dec.from('1.2'), quote, 5)).toThrow(
       'price: a BUY LIMIT must be below the ask (1.10020)',
-    );
-  });
-
-  it('reads as it is without them (the callers that pass no digits yet)', () => {
-    expect(() => checkProtection(true, Dec.from('1.1'), long, 'the entry price')).toThrow(
-      'stop_loss: must be below the entry price (1.1) for a long position',
     );
   });
 });

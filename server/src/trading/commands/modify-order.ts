@@ -52,7 +52,7 @@ export async function modifyOrder(
       price = exactPrice(pair, 'price', input.price);
       const quote = deps.pricing.quote(pair.symbol);
       if (!quote) throw errors.unavailable(`No price yet for ${pair.symbol}: a new price is checked against the current price`);
-      checkPendingPrice(type, row.side, price, quote);
+      checkPendingPrice(type, row.side, price, quote, pair.digits);
     }
     let limitPrice = fromE10(row.limit_price_e10);
     if (input.limit_price !== undefined) {
@@ -90,7 +90,7 @@ export async function modifyOrder(
             : exactPrice(pair, 'take_profit', input.take_profit),
       trailingStopPips: input.trailing_stop_pips === undefined ? kept.trailing_stop_pips : input.trailing_stop_pips,
     };
-    checkProtection(row.side === 'BUY', limitPrice ?? price, protection, 'the entry price');
+    checkProtection(row.side === 'BUY', limitPrice ?? price, protection, 'the entry price', pair.digits);
 
     const updated = await repo.updatePendingOrder(trx, orderId, {
       price_e10: priceToE10(price),

@@ -44,7 +44,7 @@ export async function modifyPosition(
     if (given.stopLoss !== null || given.takeProfit !== null) {
       const quote = deps.pricing.quote(pair.symbol);
       if (!quote) throw errors.unavailable(`No price yet for ${pair.symbol}: protection is checked against the current price`);
-      checkProtection(long, long ? quote.bid : quote.ask, given, long ? 'the bid' : 'the ask');
+      checkProtection(long, long ? quote.bid : quote.ask, given, long ? 'the bid' : 'the ask', pair.digits);
     }
     const kept = storedProtection(row);
     const changed = storedProtectionOf(given);

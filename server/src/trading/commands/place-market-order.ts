@@ -65,7 +65,7 @@ export async function placeMarketOrder(
     {
       marketOrderSymbol: pair.symbol,
       place: async (trx, account, keyUse, reads) => {
-        if (protected_) checkMarketProtection(deps, pair.symbol, input.side, protection);
+        if (protected_) checkMarketProtection(deps, pair, input.side, protection);
         const positions = reads.positions ?? (await repo.openPositions(trx, Number(account.id)));
         const execution = await execute(deps, trx, {
           account,
@@ -109,12 +109,12 @@ export function protectionFingerprint(p: ProtectionValues): Record<string, unkno
  */
 function checkMarketProtection(
   deps: Pick<TradingDeps, 'pricing'>,
-  symbol: string,
+  pair: { symbol: string; digits: number },
   side: OrderSide,
   protection: ProtectionValues,
 ): void {
-  const quote = deps.pricing.quote(symbol);
+  const quote = deps.pricing.quote(pair.symbol);
   if (!quote) return;
   const long = side === 'BUY';
-  checkProtection(long, long ? quote.bid : quote.ask, protection, long ? 'the bid' : 'the ask');
+  checkProtection(long, long ? quote.bid : quote.ask, protection, long ? 'the bid' : 'the ask', pair.digits);
 }

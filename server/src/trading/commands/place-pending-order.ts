@@ -53,7 +53,7 @@ export async function placePendingOrder(
   if (timeInForce === 'GTC' && expiresAt !== null) throw fieldError('expires_at', 'only a GTD order has an expiry');
   const protection = protectionValues(pair, input);
   // A pending order's protection is judged by its entry: its price, or a STOP_LIMIT's limit.
-  checkProtection(input.side === 'BUY', limitPrice ?? price, protection, 'the entry price');
+  checkProtection(input.side === 'BUY', limitPrice ?? price, protection, 'the entry price', pair.digits);
 
   return placeWithKey(
     deps,
@@ -78,7 +78,7 @@ export async function placePendingOrder(
         const quote = deps.pricing.quote(pair.symbol);
         if (!quote)
           throw errors.unavailable(`No price yet for ${pair.symbol}: a pending order is checked against the current price`);
-        checkPendingPrice(type, input.side, price, quote);
+        checkPendingPrice(type, input.side, price, quote, pair.digits);
 
         const active = account.status === 'ACTIVE';
         const row = {
