@@ -7,7 +7,7 @@ import {
   type TradeDto,
   type TradingAccountDto,
 } from '@pipdesk/contract';
-import { type AppError, errorEnvelope, errors } from '../errors.js';
+import { type AppError, errors } from '../errors.js';
 import type { Pair } from '../market/index.js';
 import type { EngineChange, ProtectionState, RestingOrderState } from './engine/ports.js';
 import type { Execution, FilledExecution, RejectedExecution } from './execution.js';
@@ -293,12 +293,4 @@ export function executionEngineChanges(execution: Execution, userId: number): En
     if (change) changes.push(change);
   }
   return changes;
-}
-
-/** The first answer of an Idempotency-Key as stored for its retries: 201 with the order, or the rejection. */
-export function storedAnswer(answer: unknown, error: AppError | null): { status: number; body: string } {
-  return {
-    status: error ? error.status : 201,
-    body: JSON.stringify(error ? errorEnvelope(error) : { success: true, data: answer }),
-  };
 }

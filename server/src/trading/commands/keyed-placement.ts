@@ -3,21 +3,19 @@ import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
-import type { KeyUse } from '../idempotency.js';
 import { type OrderReads, readAfterLock } from '../order-reads.js';
 import type { UserId } from '../types.js';
 import { idempotentCommand, type KeyAnswer } from './idempotent-command.js';
 
 /** The two halves of a placement that `placeWithKey` runs around the Idempotency-Key. */
 export interface PlacementSteps<Placed, Result> {
+  /** Inside the write transaction, after the account lock and the key's replay check: stores the order. */
+  place: (trx: Kysely<Database>, account: TradingAccountRow, reads: OrderReads) => Promise<Placed>;
   /**
-   * Inside the write transaction, after the account lock and the key's replay check: stores
-   * the order and, when `keyUse` is set and `keyAnswer` is not, remembers its first answer in
-   * the same transaction.
+   * The first answer to remember for the key, in the same transaction (its order, or the
+   * rejection the placement committed); idempotency.ts writes its envelope.
    */
-  place: (trx: Kysely<Database>, account: TradingAccountRow, keyUse: KeyUse | undefined, reads: OrderReads) => Promise<Placed>;
-  /** The first answer to remember for the key (its order, or the rejection the placement committed). */
-  keyAnswer?: (placed: Placed) => KeyAnswer;
+  keyAnswer: (placed: Placed) => KeyAnswer;
   /** A market order's pair: its reads after the lock go in one statement on PostgreSQL (order-reads.ts). */
   marketOrderSymbol?: string;
   /** After the commit, the key still held: publishes, then answers or throws the rejection. */
@@ -55,7 +53,7 @@ export async function placeWithKey<Placed, Result>(
       return { account, reads };
     },
     keyRow: ({ reads }) => reads.key,
-    run: (trx, { account, reads }, keyUse) => steps.place(trx, account, keyUse, reads),
+    run: (trx, { account, reads }) => steps.place(trx, account, reads),
     keyAnswer: steps.keyAnswer,
     answer: steps.answer,
   });

@@ -3,7 +3,6 @@ import type { PairCatalog } from '../../market/index.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
 import { execute } from '../execution.js';
-import { rememberAnswer } from '../idempotency.js';
 import { centilotsFromLots } from '../math.js';
 import {
   checkProtection,
@@ -13,7 +12,7 @@ import {
   protectionValues,
   storedProtectionOf,
 } from '../order-rules.js';
-import { executionEvent, filledAnswer, lotsFromCentilotsNumber, rejectionError, storedAnswer } from '../presenter.js';
+import { executionEvent, filledAnswer, lotsFromCentilotsNumber, rejectionError } from '../presenter.js';
 import * as repo from '../repo.js';
 import type { UserId } from '../types.js';
 import { placeWithKey } from './keyed-placement.js';
@@ -64,7 +63,7 @@ export async function placeMarketOrder(
     }),
     {
       marketOrderSymbol: pair.symbol,
-      place: async (trx, account, keyUse, reads) => {
+      place: async (trx, account, reads) => {
         if (protected_) checkMarketProtection(deps, pair, input.side, protection);
         const positions = reads.positions ?? (await repo.openPositions(trx, Number(account.id)));
         const execution = await execute(deps, trx, {
@@ -78,12 +77,13 @@ export async function placeMarketOrder(
           ...(protected_ ? { protection: storedProtectionOf(protection) } : {}),
         });
         const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;
-        if (keyUse) {
-          const stored = storedAnswer(answer, execution.kind === 'rejected' ? rejectionError(execution, pair) : null);
-          await rememberAnswer(trx, keyUse, stored, execution.order.created_at);
-        }
         return { account, execution, answer };
       },
+      // A rejection is committed with its order, so a retry of the key answers it again.
+      keyAnswer: ({ execution, answer }) =>
+        execution.kind === 'rejected'
+          ? { error: rejectionError(execution, pair), at: execution.order.created_at }
+          : { data: answer, at: execution.order.created_at },
       answer: ({ account, execution, answer }): PlaceOrderResult => {
         const event = executionEvent(execution, answer, Number(account.leverage), pair);
         publishExecutionEffects(deps, userId, Number(account.id), execution, event);

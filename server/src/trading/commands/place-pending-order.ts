@@ -2,7 +2,6 @@ import type { Dec, OrderResponse, PlacePendingOrderRequest } from '@pipdesk/cont
 import { type AppError, errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishOrderUpdate } from '../events.js';
-import { rememberAnswer } from '../idempotency.js';
 import { priceToE10 } from '../math.js';
 import {
   checkExpiry,
@@ -15,7 +14,7 @@ import {
   storedProtectionOf,
 } from '../order-rules.js';
 import { INITIAL_ORDER_STATUS, transition } from '../order-status.js';
-import { lotsFromCentilotsNumber, orderDto, restingOrderState, storedAnswer } from '../presenter.js';
+import { lotsFromCentilotsNumber, orderDto, restingOrderState } from '../presenter.js';
 import * as repo from '../repo.js';
 import type { UserId } from '../types.js';
 import { placeWithKey } from './keyed-placement.js';
@@ -72,7 +71,7 @@ export async function placePendingOrder(
       ...protectionFingerprint(protection),
     }),
     {
-      place: async (trx, account, keyUse) => {
+      place: async (trx, account) => {
         const now = deps.clock.now();
         checkExpiry(timeInForce, expiresAt, now);
         const quote = deps.pricing.quote(pair.symbol);
@@ -110,12 +109,10 @@ export async function placePendingOrder(
         const error: AppError | null = active
           ? null
           : errors.orderRejected('ACCOUNT_NOT_ACTIVE', 'Trading account is not active', dto);
-        if (keyUse) {
-          const stored = storedAnswer(error ? null : { order: dto }, error);
-          await rememberAnswer(trx, keyUse, stored, now);
-        }
         return { account, order, dto, error };
       },
+      keyAnswer: ({ order, dto, error }) =>
+        error ? { error, at: order.created_at } : { data: { order: dto }, at: order.created_at },
       answer: ({ account, order, dto, error }): PlacePendingOrderResult => {
         publishOrderUpdate(deps, { userId, accountId: Number(account.id), order: dto });
         if (error) throw error;
