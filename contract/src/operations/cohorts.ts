@@ -12,6 +12,16 @@ import {
 import { cohort404, error, forbidden403, validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
+/** A change to a cohort only an admin may make (docs/academy.md#scope). */
+const adminCohortChange = { tag: 'academy', auth: true, roles: ['admin'], writes: true, ids: { id: 'cohort' } } as const;
+/** Adding or removing an instructor: the same path, body and answer. */
+const instructorChange = {
+  ...adminCohortChange,
+  path: '/api/academy/cohorts/:id/instructors/',
+  body: { schema: cohortInstructorRequestSchema, required: true },
+  ok: { status: 200, description: 'The cohort.', data: cohortSchema },
+} as const;
+
 /** Cohorts, their instructors and members (docs/academy.md). */
 export const cohortsOperations = {
   academyMe: defineOperation({
@@ -57,11 +67,7 @@ export const cohortsOperations = {
     operationId: 'updateCohort',
     summary: 'Change a cohort (admin)',
     description: 'Fields left out keep their value. Archiving frees its members to join another cohort.',
-    tag: 'academy',
-    auth: true,
-    roles: ['admin'],
-    writes: true,
-    ids: { id: 'cohort' },
+    ...adminCohortChange,
     body: { schema: cohortPatchRequestSchema, required: true },
     ok: { status: 200, description: 'The cohort.', data: cohortSchema },
     errors: {
@@ -73,17 +79,10 @@ export const cohortsOperations = {
   }),
   addCohortInstructor: defineOperation({
     method: 'POST',
-    path: '/api/academy/cohorts/:id/instructors/',
     operationId: 'addCohortInstructor',
     summary: 'Add an instructor to a cohort (admin)',
     description: 'A trader named here becomes an instructor.',
-    tag: 'academy',
-    auth: true,
-    roles: ['admin'],
-    writes: true,
-    ids: { id: 'cohort' },
-    body: { schema: cohortInstructorRequestSchema, required: true },
-    ok: { status: 200, description: 'The cohort.', data: cohortSchema },
+    ...instructorChange,
     errors: {
       400: validation400,
       403: forbidden403,
@@ -93,16 +92,9 @@ export const cohortsOperations = {
   }),
   removeCohortInstructor: defineOperation({
     method: 'DELETE',
-    path: '/api/academy/cohorts/:id/instructors/',
     operationId: 'removeCohortInstructor',
     summary: 'Remove an instructor from a cohort (admin)',
-    tag: 'academy',
-    auth: true,
-    roles: ['admin'],
-    writes: true,
-    ids: { id: 'cohort' },
-    body: { schema: cohortInstructorRequestSchema, required: true },
-    ok: { status: 200, description: 'The cohort.', data: cohortSchema },
+    ...instructorChange,
     errors: {
       400: validation400,
       403: forbidden403,

@@ -15,6 +15,11 @@ import { ordersQuerySchema } from '../trading-requests.js';
 import { cohort404, error, forbidden403, noAccount409, student404, validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
+/** A read of one student's data: for admins and their instructors (docs/academy.md#scope). */
+const studentRead = { tag: 'academy', auth: true, writes: false, ids: { id: 'student' } } as const;
+/** A read of one cohort's standings. */
+const cohortRead = { tag: 'academy', auth: true, writes: false, ids: { id: 'cohort' } } as const;
+
 /** The instructor’s console (docs/academy.md#the-instructors-console). */
 export const consoleOperations = {
   cohortRoster: defineOperation({
@@ -24,10 +29,7 @@ export const consoleOperations = {
     summary: 'The live roster of a cohort (admin, its instructors)',
     description:
       'One row per member; account figures from memory, statistics of the current period (docs/academy.md#the-roster).',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'cohort' },
+    ...cohortRead,
     ok: { status: 200, description: 'The roster.', data: rosterSchema },
     errors: { 403: forbidden403, 404: cohort404 },
   }),
@@ -37,10 +39,7 @@ export const consoleOperations = {
     operationId: 'cohortLeaderboard',
     summary: 'The leaderboard of a cohort (its members, its instructors, admin)',
     description: 'Ranked by return %; ties: lower max drawdown, then earlier period start (docs/academy.md#the-leaderboard).',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'cohort' },
+    ...cohortRead,
     ok: { status: 200, description: 'The ranking.', data: leaderboardSchema },
     errors: { 404: cohort404 },
   }),
@@ -50,10 +49,7 @@ export const consoleOperations = {
     operationId: 'studentDashboard',
     summary: 'A student’s dashboard data, read-only (admin, their instructors)',
     description: 'The shape of trading/platform-data/.',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'student' },
+    ...studentRead,
     ok: { status: 200, description: 'The student’s dashboard data.', data: studentDashboardSchema },
     errors: {
       403: forbidden403,
@@ -66,10 +62,7 @@ export const consoleOperations = {
     operationId: 'studentOrders',
     summary: 'A student’s orders, a page at a time (admin, their instructors)',
     description: 'The filters and the page shape of trading/orders/, **no envelope**.',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'student' },
+    ...studentRead,
     query: ordersQuerySchema,
     ok: { status: 200, description: '`{count, next, previous, results}`.', data: studentOrdersPageSchema, envelope: false },
     errors: {
@@ -83,10 +76,7 @@ export const consoleOperations = {
     path: '/api/academy/students/:id/performance/',
     operationId: 'studentPerformance',
     summary: 'A student’s statistics of the current period (admin, their instructors)',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'student' },
+    ...studentRead,
     ok: { status: 200, description: 'The statistics.', data: studentPerformanceSchema },
     errors: {
       403: forbidden403,
@@ -100,10 +90,7 @@ export const consoleOperations = {
     operationId: 'studentJournal',
     summary: 'A student’s journal with the instructors’ comments (admin, their instructors)',
     description: 'The filters and the page shape of trading/journal/, **no envelope**.',
-    tag: 'academy',
-    auth: true,
-    writes: false,
-    ids: { id: 'student' },
+    ...studentRead,
     query: journalQuerySchema,
     ok: { status: 200, description: '`{count, next, previous, results}`.', data: studentJournalPageSchema, envelope: false },
     errors: {

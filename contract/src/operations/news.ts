@@ -9,6 +9,15 @@ import {
 import { validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
+/** A news list: read by a signed-in trader, a refresh counts against its own limit (docs/api.md#news-calls). */
+const newsList = {
+  tag: 'news',
+  auth: true,
+  writes: false,
+  rateLimits: ['news-refresh'],
+  errors: { 400: validation400 },
+} as const;
+
 /** News. */
 export const newsOperations = {
   news: defineOperation({
@@ -17,13 +26,9 @@ export const newsOperations = {
     operationId: 'news',
     summary: 'General FX news',
     description: 'The spec’s shape, **no envelope**. `refresh=true` bypasses the per-source cache.',
-    tag: 'news',
-    auth: true,
-    writes: false,
-    rateLimits: ['news-refresh'],
+    ...newsList,
     query: newsQuerySchema,
     ok: { status: 200, description: '`{articles, count}`.', data: newsResponseSchema, envelope: false },
-    errors: { 400: validation400 },
   }),
   tradingNews: defineOperation({
     method: 'GET',
@@ -31,13 +36,9 @@ export const newsOperations = {
     operationId: 'tradingNews',
     summary: 'News of some pairs, merged and by pair',
     description: 'The spec’s shape, **no envelope**.',
-    tag: 'news',
-    auth: true,
-    writes: false,
-    rateLimits: ['news-refresh'],
+    ...newsList,
     query: tradingNewsQuerySchema,
     ok: { status: 200, description: '`{combined, by_pair}`.', data: tradingNewsResponseSchema, envelope: false },
-    errors: { 400: validation400 },
   }),
   clearNewsCache: defineOperation({
     method: 'POST',

@@ -11,6 +11,9 @@ import {
 import { error, noAccount409, validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
+/** A read of the signed-in trader's current period (409 without a trading account). */
+const periodRead = { tag: 'performance', auth: true, writes: false } as const;
+
 /** Statistics, the equity curve and the journal (docs/performance.md). */
 export const performanceOperations = {
   performance: defineOperation({
@@ -19,9 +22,7 @@ export const performanceOperations = {
     operationId: 'performance',
     summary: 'The current period’s statistics',
     description: 'Definitions: docs/performance.md.',
-    tag: 'performance',
-    auth: true,
-    writes: false,
+    ...periodRead,
     ok: { status: 200, description: 'The statistics.', data: performanceSchema },
     errors: { 409: noAccount409 },
   }),
@@ -30,9 +31,7 @@ export const performanceOperations = {
     path: '/api/trading/equity-curve/',
     operationId: 'equityCurve',
     summary: 'The equity curve, oldest first',
-    tag: 'performance',
-    auth: true,
-    writes: false,
+    ...periodRead,
     query: equityCurveQuerySchema,
     ok: { status: 200, description: 'The points.', data: equityCurveSchema },
     errors: {
@@ -46,9 +45,7 @@ export const performanceOperations = {
     operationId: 'journal',
     summary: 'The journal of closed trades, a page at a time',
     description: 'Like orders/: the page shape, **no envelope**; newest first.',
-    tag: 'performance',
-    auth: true,
-    writes: false,
+    ...periodRead,
     query: journalQuerySchema,
     ok: { status: 200, description: '`{count, next, previous, results}`.', data: journalPageSchema, envelope: false },
     errors: {
@@ -61,9 +58,7 @@ export const performanceOperations = {
     path: '/api/trading/journal/tags/',
     operationId: 'journalTags',
     summary: 'The trader’s tags of the period, most used first',
-    tag: 'performance',
-    auth: true,
-    writes: false,
+    ...periodRead,
     ok: { status: 200, description: 'The tags.', data: journalTagsSchema },
     errors: { 409: noAccount409 },
   }),

@@ -29,15 +29,9 @@ export async function listPairs(db: Conn): Promise<Pair[]> {
 
 const candleColumns = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 
-function toScaled(r: { time: number; open: number; high: number; low: number; close: number; volume: number }): ScaledCandle {
-  return {
-    time: r.time,
-    open: r.open,
-    high: r.high,
-    low: r.low,
-    close: r.close,
-    volume: r.volume,
-  };
+/** A candle row as the scaled candle it holds (the columns only: a row may carry more). */
+function toScaled({ time, open, high, low, close, volume }: ScaledCandle): ScaledCandle {
+  return { time, open, high, low, close, volume };
 }
 
 /** The newest one-minute candle of a pair (where its history ends), or undefined for none. */
