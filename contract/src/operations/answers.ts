@@ -22,5 +22,9 @@ export const rejected422: ApiAnswer = {
   json: z.union([orderRejectedSchema, errorEnvelopeSchema]),
 };
 
-/** A pair in a path: any text up to 200 characters (an unknown one is 404 `PAIR_NOT_FOUND`). */
+/**
+ * A pair in a path. Any text up to 200 characters, not the catalogue's symbols: the catalogue is
+ * the server's (pairs can be added), and an unknown pair must answer 404 `PAIR_NOT_FOUND` naming
+ * it, not a 400 (docs/api.md#market-calls).
+ */
 export const symbolParams = z.object({ symbol: z.string().min(1).max(200) });

@@ -62,19 +62,26 @@ export function pathId(raw: string | undefined, resource: IdResource): number {
   return id;
 }
 
-export function operationRoutes(api: FastifyInstance, deps: { authenticate: preHandlerAsyncHookHandler }): RouteRegistrar {
+/**
+ * Registers calls on `api` from their entries. `authenticate` is needed only by calls that sign
+ * in; a signed-in entry registered without it is a wiring mistake, refused at start-up.
+ */
+export function operationRoutes(api: FastifyInstance, deps: { authenticate?: preHandlerAsyncHookHandler } = {}): RouteRegistrar {
   return (op, handler) => {
+    if (op.auth && !deps.authenticate) throw new Error(`${op.operationId} needs sign-in: pass authenticate`);
     const url = api.prefix && op.path.startsWith(`${api.prefix}/`) ? op.path.slice(api.prefix.length) : op.path;
     api.route({
       method: op.method,
       url,
       config: { operation: op },
-      ...(op.auth ? { preHandler: deps.authenticate } : {}),
+      ...(op.auth && deps.authenticate ? { preHandler: deps.authenticate } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const input = readInput(op, request);
         // The success status unless the handler chooses another (health/ answers 503 when degraded).
         void reply.status(op.ok?.status ?? 200);
-        const result = await handler(input as never, { request, reply });
+        // readInput built the input from this entry's own schemas; TypeScript cannot follow the
+        // entry's type through the record it reads, so the handler's typed input is asserted here, once.
+        const result = await handler(input as ServerInput<typeof op>, { request, reply });
         if (reply.sent) return reply;
         if (op.ok?.contentType !== undefined) return reply.send(result);
         let data: unknown = result;
