@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'TRADER_NOT_FOUND',
   'COHORT_NOT_FOUND',
   'STUDENT_NOT_FOUND',
+  'DRAWING_NOT_FOUND',
+  'ALERT_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409
@@ -40,6 +42,9 @@ export const ERROR_CODES = [
   'TRADER_EXISTS',
   'IDEMPOTENCY_KEY_IN_FLIGHT',
   'ALREADY_IN_COHORT',
+  // a per-trader limit of the chart tools (drawings per pair, active alerts)
+  'LIMIT_REACHED',
+  'ALERT_NOT_ACTIVE',
   // 413
   'PAYLOAD_TOO_LARGE',
   // 431: the request's headers are larger than the server reads

@@ -1,6 +1,7 @@
 export * from './academy.js';
 export * from './auth.js';
 export * from './bus-events.js';
+export * from './charting.js';
 export * from './common.js';
 export * from './currencies.js';
 export * from './decimal.js';

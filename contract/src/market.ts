@@ -1,6 +1,11 @@
 // Contract of the market module: pairs, prices, chart candles and the /ws/prices/ socket.
 import { z } from 'zod';
 import { text } from './common.js';
+
+/** Query strings arrive as text; an empty value means "no filter". */
+const optionalQuery = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' || v === undefined ? undefined : v), schema.optional());
+
 import { type ParseResult, type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 
 /** A catalogue pair exactly as the API answers it (docs/trading-rules.md#pairs). */
@@ -62,6 +67,43 @@ export const candleSchema = z.object({
 });
 export type Candle = z.infer<typeof candleSchema>;
 
+// ---------------------------------------------------------------------------------------
+// Timeframes
+
+/** The chart's timeframes, smallest first; every one is aggregated from one-minute candles, aligned to UTC. */
+export const TIMEFRAMES = ['m1', 'm5', 'm15', 'm30', 'h1', 'h4', 'd1'] as const;
+export type Timeframe = (typeof TIMEFRAMES)[number];
+/** Minutes in a candle of each timeframe. */
+export const TIMEFRAME_MINUTES: Readonly<Record<Timeframe, number>> = {
+  m1: 1,
+  m5: 5,
+  m15: 15,
+  m30: 30,
+  h1: 60,
+  h4: 240,
+  d1: 1440,
+};
+export const timeframeSchema = z.enum(TIMEFRAMES, { error: `must be one of ${TIMEFRAMES.join(', ')}` });
+/** Candles a chart-data call with a timeframe answers: `limit` defaults to this, at most CHART_MAX_LIMIT. */
+export const CHART_DEFAULT_LIMIT = 300;
+export const CHART_MAX_LIMIT = 1000;
+
+/** A whole number from a query string (`before`, `limit`). */
+const wholeText = (min: number, max: number) =>
+  text()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** The query chart-data adds beside the spec's `range` (DESIGN §18): used only with `timeframe`. */
+export const chartTimeframeQueryFields = {
+  timeframe: optionalQuery(timeframeSchema),
+  /** Epoch ms: only candles that open before it. */
+  before: optionalQuery(wholeText(0, 8_640_000_000_000_000)),
+  limit: optionalQuery(wholeText(1, CHART_MAX_LIMIT)),
+};
+
 export const CHART_RANGE_VALUES = ['1h', '24h', '1w', '1m'] as const;
 export type ChartRange = (typeof CHART_RANGE_VALUES)[number];
 
@@ -77,7 +119,10 @@ export const DEFAULT_CHART_RANGE: ChartRange = '1h';
 export const chartRangeSchema = z.enum(CHART_RANGE_VALUES, { error: `must be one of ${CHART_RANGE_VALUES.join(', ')}` });
 
 /** Query of GET trading/pair/{symbol}/chart-data/. */
-export const chartDataQuerySchema = z.object({ range: chartRangeSchema.default(DEFAULT_CHART_RANGE) });
+export const chartDataQuerySchema = z.object({
+  range: chartRangeSchema.default(DEFAULT_CHART_RANGE),
+  ...chartTimeframeQueryFields,
+});
 export type ChartDataQuery = z.infer<typeof chartDataQuerySchema>;
 
 /** Answer of chart-data: candles oldest first, the last one still forming. */
@@ -86,8 +131,11 @@ export const chartDataSchema = z.array(candleSchema);
 // ---------------------------------------------------------------------------------------
 // /ws/prices/ (docs/api.md#price-socket). Messages are JSON objects with a `type`; the payload sits beside it.
 
-/** The only live timeframe of the socket: one-minute candles. */
+/** The socket's timeframe by default: one-minute candles, named as the spec names them. */
 export const PRICE_SOCKET_TIMEFRAME = '1m';
+/** What `subscribe_prices` accepts as `timeframe`: the spec's '1m' (the same as m1) and every chart timeframe. */
+export const SOCKET_TIMEFRAMES = [PRICE_SOCKET_TIMEFRAME, ...TIMEFRAMES] as const;
+export type SocketTimeframe = (typeof SOCKET_TIMEFRAMES)[number];
 
 /** A live quote, as both sockets send it (`price_update` on /ws/prices/ and /ws/trading/). */
 export const priceUpdateSchema = z.object({
@@ -108,7 +156,7 @@ export const pricesClientPayloads = {
    */
   subscribe_prices: z.object({
     symbol: text().min(1).max(20),
-    timeframe: z.literal(PRICE_SOCKET_TIMEFRAME, { error: `only ${PRICE_SOCKET_TIMEFRAME} is available` }).default('1m'),
+    timeframe: z.enum(SOCKET_TIMEFRAMES, { error: `must be one of ${SOCKET_TIMEFRAMES.join(', ')}` }).default('1m'),
     last_chart_time: z.number().nonnegative().nullable().optional(),
   }),
   unsubscribe_prices: z.object({ symbol: text().min(1).max(20) }),
@@ -123,8 +171,8 @@ export const pricesServerPayloads = {
   /** The price source stopped delivering (no tick for the configured time). */
   external_feed_disconnected: z.object({ source: z.string() }),
   price_update: priceUpdateSchema,
-  /** The live one-minute candle, or a closed one the client missed (gap fill). */
-  chart_update: z.object({ symbol: z.string(), timeframe: z.literal(PRICE_SOCKET_TIMEFRAME), candle: candleSchema }),
+  /** The live candle of the subscribed timeframe, or a closed one the client missed (gap fill); `timeframe` as subscribed. */
+  chart_update: z.object({ symbol: z.string(), timeframe: z.enum(SOCKET_TIMEFRAMES), candle: candleSchema }),
   error: z.object({ message: z.string() }),
   pong: z.object({ ts: z.number().optional() }),
 } as const;

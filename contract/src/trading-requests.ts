@@ -15,7 +15,7 @@ import {
 // The trading calls' request bodies and the order list's query (docs/api.md, docs/orders.md#validation):
 // what the schemas check; the rules that need the pair or the quote are the server's.
 
-const symbolField = text()
+export const symbolField = text()
   .trim()
   .min(1, 'is required')
   .max(12, 'is not a currency pair')
@@ -28,7 +28,7 @@ const lotsField = z.number('must be a number').positive('must be greater than 0'
  */
 export const PRICE_MAX = 900_000;
 /** A price: positive, at most PRICE_MAX; at most the pair's digits is checked by the server (400). */
-const priceField = z
+export const priceField = z
   .number('must be a number')
   .positive('must be greater than 0')
   .finite()
@@ -115,7 +115,7 @@ export const closePositionRequestSchema = z.strictObject({
 export type ClosePositionRequest = z.infer<typeof closePositionRequestSchema>;
 
 /** Query strings arrive as text; an empty value means "no filter" (a cleared form field). */
-const optionalText = <T extends z.ZodType>(schema: T) =>
+export const optionalText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' || v === undefined ? undefined : v), schema.optional());
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -132,7 +132,7 @@ export const orderDateSchema = text()
     return ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
   }, 'must be a date YYYY-MM-DD or an ISO 8601 date-time');
 
-const positiveIntText = (max?: number) =>
+export const positiveIntText = (max?: number) =>
   text()
     .trim()
     .regex(/^\d+$/, 'must be a positive integer')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userSchema } from './auth.js';
+import { alertSchema } from './charting.js';
 import { text } from './common.js';
 import { priceUpdateSchema } from './market.js';
 import { type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
@@ -46,6 +47,8 @@ export const tradingServerMessageSchemas = {
   margin_call: z.object({
     data: z.object({ margin_level: z.number(), equity: z.number(), margin_used: z.number(), message: z.string() }),
   }),
+  /** A price alert of the trader's fired or expired (docs/charting.md#alerts). */
+  alert_update: z.object({ data: z.object({ alert: alertSchema }) }),
   pong: z.object({ timestamp: isoTime.optional() }),
   error: z.object({ message: z.string() }),
 } as const;

@@ -57,6 +57,8 @@ export const errors = {
   cohortNotFound: () => new AppError(404, 'COHORT_NOT_FOUND', 'Cohort not found'),
   /** Also a student outside the caller's scope: 404, never 403 (docs/academy.md#scope). */
   studentNotFound: () => new AppError(404, 'STUDENT_NOT_FOUND', 'Student not found'),
+  drawingNotFound: () => new AppError(404, 'DRAWING_NOT_FOUND', 'Drawing not found'),
+  alertNotFound: () => new AppError(404, 'ALERT_NOT_FOUND', 'Alert not found'),
 
   positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
   orderNotPending: (status: string) =>
@@ -70,6 +72,8 @@ export const errors = {
   traderExists: (email: string) => new AppError(409, 'TRADER_EXISTS', `A trader with e-mail ${email} already exists`),
   /** A trader is in at most one active cohort (docs/academy.md#cohorts). */
   alreadyInCohort: (message: string) => new AppError(409, 'ALREADY_IN_COHORT', message),
+  limitReached: (message: string) => new AppError(409, 'LIMIT_REACHED', message),
+  alertNotActive: (status: string) => new AppError(409, 'ALERT_NOT_ACTIVE', `Alert is ${status}, not ACTIVE`),
   idempotencyKeyInFlight: () =>
     new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly'),
 

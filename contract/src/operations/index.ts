@@ -1,4 +1,5 @@
 import { authOperations } from './auth.js';
+import { chartingOperations } from './charting.js';
 import { cohortsOperations } from './cohorts.js';
 import { consoleOperations } from './console.js';
 import type { OperationSpec } from './define.js';
@@ -20,6 +21,7 @@ export const ops = {
   ...authOperations,
   ...tradingOperations,
   ...performanceOperations,
+  ...chartingOperations,
   ...cohortsOperations,
   ...consoleOperations,
   ...marketOperations,

@@ -52,6 +52,8 @@ const NOT_FOUND: Record<IdResource, () => AppError> = {
   cohort: errors.cohortNotFound,
   student: errors.studentNotFound,
   trade: () => errors.notFound('Trade not found'),
+  drawing: errors.drawingNotFound,
+  alert: errors.alertNotFound,
 };
 
 /** A row id in a path: a positive integer of at most 15 digits, else the resource's 404. */
