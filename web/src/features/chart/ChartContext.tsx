@@ -8,7 +8,7 @@ import { createContext, useContext } from 'react';
  * in (for pointer events) and the price under the crosshair. Null outside a chart, or before
  * the chart is mounted.
  */
-interface ChartApi {
+export interface ChartApi {
   chart: IChartApi;
   series: ISeriesApi<'Candlestick'>;
   symbol: string;
