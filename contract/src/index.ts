@@ -12,6 +12,7 @@ export * from './news.js';
 export * from './operations/index.js';
 export * from './order-rules.js';
 export * from './performance.js';
+export * from './position-size.js';
 export * from './socket-codec.js';
 export * from './ticket-math.js';
 export * from './trading.js';

@@ -5,6 +5,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createAcademyModule } from './academy/index.js';
 import { createAuthModule } from './auth/index.js';
+import { createChartingModule } from './charting/index.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext } from './core/context.js';
@@ -184,6 +185,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const trading = await createTradingModule(ctx, { auth, market });
   const news = await createNewsModule(ctx, { auth, market });
   const academy = createAcademyModule(ctx, { auth, trading });
+  const charting = createChartingModule(ctx, { auth, market, trading });
   if (config.seedDemo) await seedDemo(ctx);
 
   await app.register(
@@ -197,6 +199,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await trading.registerRoutes(api);
       await news.registerRoutes(api);
       await academy.registerRoutes(api);
+      await charting.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
         throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');

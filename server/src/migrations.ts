@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { academyMigrations } from './academy/migrations.js';
 import { accountsMigrations } from './accounts/migrations.js';
 import { authMigrations } from './auth/migrations.js';
+import { chartingMigrations } from './charting/migrations.js';
 import type { Db, DbKind } from './db/database.js';
 import { listMigrations, runMigrations } from './db/migrate.js';
 import { marketMigrations } from './market/migrations.js';
@@ -21,6 +22,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...newsMigrations(kind),
     ...academyMigrations(kind),
     ...historyMigrations(kind),
+    ...chartingMigrations(kind),
   };
 }
 
