@@ -3,6 +3,7 @@
 // are (socket-codec.ts). With Redis each topic is the channel `prefix + topic` carrying its
 // payload as JSON, so the nodes of two releases (a rolling upgrade,
 // docs/deployment.md#upgrades-with-migrations) hear each other only while these shapes hold.
+import type { Alert, AlertCondition } from './charting.js';
 import type { OrderDto, PositionDto } from './trading.js';
 
 /**
@@ -50,12 +51,42 @@ export interface PositionProtectionPayload {
   position: PositionDto;
 }
 
+/** An ACTIVE price alert as the evaluating node holds it (docs/charting.md#alerts). */
+export interface ArmedAlertState {
+  id: number;
+  userId: number;
+  symbol: string;
+  condition: AlertCondition;
+  /** The price × 10^10, as stored (exact). */
+  priceE10: number;
+  /** Epoch ms; null for none. */
+  expiresAt: number | null;
+  /** Bumped by every change: a late, older change never replaces a newer one. */
+  version: number;
+}
+
+/**
+ * `alerts.change`: an alert was created or changed (`armed`) or deleted (`gone`), after the
+ * commit; the node that evaluates alerts (the price-source leader) follows it.
+ */
+export type AlertChangePayload = { kind: 'armed'; alert: ArmedAlertState } | { kind: 'gone'; alertId: number };
+
+/**
+ * `alerts.update`: alerts that fired or expired, one message per written batch; each node sends
+ * every trader of it `alert_update` on their trading sockets (docs/api.md#trading-socket).
+ */
+export interface AlertUpdatePayload {
+  updates: Array<{ userId: number; alert: Alert }>;
+}
+
 /** The topics a module publishes inside the bus's `message` event, `topic → payload`. */
 export interface BusMessageMap<S extends BusServerShapes = BusServerShapes> {
   'trading.balance_adjusted': BalanceAdjustedPayload;
   'trading.order_update': OrderUpdatePayload;
   'trading.position_protection': PositionProtectionPayload;
   'trading.engine': S['engineChange'];
+  'alerts.change': AlertChangePayload;
+  'alerts.update': AlertUpdatePayload;
 }
 
 /** A `message` event, `{topic, payload}`, discriminated by `topic`: the union over `K` (every topic by default). */

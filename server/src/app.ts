@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createAcademyModule } from './academy/index.js';
+import { createAlertsModule } from './alerts/index.js';
 import { createAuthModule } from './auth/index.js';
 import { createChartingModule } from './charting/index.js';
 import type { Config } from './config.js';
@@ -185,6 +186,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const trading = await createTradingModule(ctx, { auth, market });
   const news = await createNewsModule(ctx, { auth, market });
   const academy = createAcademyModule(ctx, { auth, trading });
+  const alerts = createAlertsModule(ctx, { auth, market, sockets: trading.live });
   const charting = createChartingModule(ctx, { auth, market, trading });
   if (config.seedDemo) await seedDemo(ctx);
 
@@ -199,6 +201,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await trading.registerRoutes(api);
       await news.registerRoutes(api);
       await academy.registerRoutes(api);
+      await alerts.registerRoutes(api);
       await charting.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
@@ -212,8 +215,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await market.start();
   await trading.start();
+  await alerts.start();
 
   app.addHook('onClose', async () => {
+    await alerts.stop();
     await trading.stop();
     await news.stop();
     await market.stop();

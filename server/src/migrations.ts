@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { academyMigrations } from './academy/migrations.js';
 import { accountsMigrations } from './accounts/migrations.js';
+import { alertsMigrations } from './alerts/migrations.js';
 import { authMigrations } from './auth/migrations.js';
 import { chartingMigrations } from './charting/migrations.js';
 import type { Db, DbKind } from './db/database.js';
@@ -22,6 +23,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...newsMigrations(kind),
     ...academyMigrations(kind),
     ...historyMigrations(kind),
+    ...alertsMigrations(kind),
     ...chartingMigrations(kind),
   };
 }

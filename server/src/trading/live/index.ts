@@ -1,3 +1,4 @@
+import type { TradingServerMessageMap, TradingServerMessageType } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
 import { findAccountByUser } from '../../accounts/index.js';
 import type { AuthModule } from '../../auth/index.js';
@@ -11,6 +12,7 @@ import type { TradingConnection } from './connection.js';
 import { LiveNode, type LiveTradingService } from './node.js';
 import { type Pacing, realPacing } from './pacer.js';
 import { defaultSocketOptions, type TradingSocketOptions, TradingSocketServer } from './socket.js';
+import { encodeMessage } from './messages.js';
 import { openPositionDtos, type SendToUser, sendToUser } from './trader-messages.js';
 
 export type { LiveTradingService } from './node.js';
@@ -31,6 +33,8 @@ export interface LiveTrading {
    * academy's roster, docs/academy.md#the-roster); undefined as for `accountFigures`.
    */
   accountSnapshot(accountId: number): { figures: LiveAccountFigures; positions: PositionState[] } | undefined;
+  /** One message to every trading socket of the trader on this node; built only when there is one (other modules' notices: alerts). */
+  sendToUser<K extends TradingServerMessageType>(userId: number, type: K, payload: TradingServerMessageMap[K]): void;
 }
 
 export interface LiveTradingDeps {
@@ -147,6 +151,10 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     accountFigures(accountId) {
       const account = node?.book.account(accountId);
       return account && node ? node.book.figures(account) : undefined;
+    },
+
+    sendToUser(userId, type, payload) {
+      send(userId, () => [encodeMessage(type, payload)]);
     },
 
     accountSnapshot(accountId) {
