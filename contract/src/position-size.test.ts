@@ -21,7 +21,9 @@ describe('positionSizeFromRisk', () => {
     const equity = '569.9999999999999999999';
     expect(Dec.from(equity).div(1000).toString()).toBe('0.57');
     expect(positionSizeFromRisk({ equity, riskPct: 1, stopPips: 1, pair: eurusd, quoteUsdRate: 1 }).lots.toString()).toBe('0.56');
-    expect(positionSizeFromRisk({ equity: 570, riskPct: 1, stopPips: 1, pair: eurusd, quoteUsdRate: 1 }).lots.toString()).toBe('0.57');
+    expect(positionSizeFromRisk({ equity: 570, riskPct: 1, stopPips: 1, pair: eurusd, quoteUsdRate: 1 }).lots.toString()).toBe(
+      '0.57',
+    );
   });
 
   it('converts the loss through the quote currency (USDJPY at mid 150.01)', () => {
@@ -39,9 +41,9 @@ describe('positionSizeFromRisk', () => {
   });
 
   it('caps at the max lot size, and answers 0 below the min lot size', () => {
-    expect(positionSizeFromRisk({ equity: 1_000_000, riskPct: 100, stopPips: 1, pair: eurusd, quoteUsdRate: 1 }).lots.toString()).toBe(
-      '100',
-    );
+    expect(
+      positionSizeFromRisk({ equity: 1_000_000, riskPct: 100, stopPips: 1, pair: eurusd, quoteUsdRate: 1 }).lots.toString(),
+    ).toBe('100');
     // 0.5 % of 1,000 = 5 USD over a 20-pip stop: 0.02 lots, below a pair whose minimum is 0.1.
     const small = positionSizeFromRisk({
       equity: 1_000,

@@ -227,7 +227,10 @@ describe('a student’s drawings, read-only (docs/academy.md#scope)', () => {
         .executeTakeFirstOrThrow();
       const id = Number(cohort.id);
       await trx.insertInto('cohort_instructors').values({ cohort_id: id, user_id: teacher.userId, added_at: now }).execute();
-      await trx.insertInto('cohort_members').values({ cohort_id: id, user_id: student.userId, added_at: now, active: 1 }).execute();
+      await trx
+        .insertInto('cohort_members')
+        .values({ cohort_id: id, user_id: student.userId, added_at: now, active: 1 })
+        .execute();
     });
     const drawing = await create(student, hline(1.0812));
     const url = `/api/academy/students/${student.userId}/drawings/?symbol=eurusd`;

@@ -424,6 +424,52 @@ describe('every documented call answers as documented', () => {
     });
     expect(reset.statusCode).toBe(200);
 
+    // The chart tools: drawings (and the instructor's read of them), the layout, position size (docs/charting.md).
+    const drawing = await call('createDrawing', {
+      headers,
+      payload: {
+        symbol: 'EURUSD',
+        kind: 'trend',
+        points: [
+          { time: 1, price: 1.08 },
+          { time: 2, price: 1.09 },
+        ],
+        color: '#1f77b4',
+      },
+    });
+    expect(drawing.statusCode).toBe(201);
+    const drawingUrl = `/api/trading/drawings/${drawing.json().data.id}/`;
+    expect(
+      (await call('createDrawing', { headers, payload: { symbol: 'XAUUSD', kind: 'hline', points: [{ time: 1, price: 2 }] } }))
+        .statusCode,
+    ).toBe(404);
+    expect((await call('listDrawings', { headers, query: { symbol: 'EURUSD' } })).json().data).toHaveLength(1);
+    expect((await call('updateDrawing', { url: drawingUrl, headers, payload: { text: 'Trend' } })).statusCode).toBe(200);
+    expect(
+      (await call('updateDrawing', { url: drawingUrl, headers, payload: { points: [{ time: 1, price: 1 }] } })).statusCode,
+    ).toBe(400);
+    expect(
+      (await call('studentDrawings', { url: `${student}/drawings/`, headers: teacher.headers, query: { symbol: 'EURUSD' } }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await call('studentDrawings', { url: `${student}/drawings/`, headers, query: { symbol: 'EURUSD' } })).statusCode,
+    ).toBe(403);
+    expect((await call('deleteDrawing', { url: drawingUrl, headers })).statusCode).toBe(200);
+    expect((await call('deleteDrawing', { url: drawingUrl, headers })).statusCode).toBe(404);
+    expect((await call('getChartLayout', { headers })).statusCode).toBe(200);
+    expect(
+      (await call('saveChartLayout', { headers, payload: { layout: 1, charts: [{ symbol: 'GBPUSD', timeframe: 'm5' }] } }))
+        .statusCode,
+    ).toBe(200);
+    expect((await call('saveChartLayout', { headers, payload: { layout: 2, charts: [] } })).statusCode).toBe(400);
+    expect(
+      (await call('positionSize', { headers, query: { symbol: 'EURUSD', risk_pct: '1', stop_pips: '20' } })).statusCode,
+    ).toBe(200);
+    expect(
+      (await call('positionSize', { headers, query: { symbol: 'EURUSD', risk_pct: '0', stop_pips: '20' } })).statusCode,
+    ).toBe(400);
+
     // The academy's cohorts, instructors and members, and the password change (docs/academy.md).
     const admin = await signedInWithRole(t, 'admin');
     expect((await call('academyMe', { headers: admin.headers })).statusCode).toBe(200);
