@@ -54,6 +54,30 @@ export function protectionAfterFill(kind: FillKind, before: StoredProtection, ca
   }
 }
 
+/** Whether the position leaves the fill with the order's protection (opened, flipped, or added to by an order carrying some). */
+function takesOrderProtection(kind: FillKind, carried: StoredProtection): boolean {
+  return kind === 'open' || kind === 'flip' || (kind === 'add' && hasProtection(carried));
+}
+
+/**
+ * A trailing stop with no stop loss yet starts at the fill (docs/order-engine.md#trailing-stops):
+ * a LONG's at `bid − distance`, a SHORT's at `ask + distance`, of the quote the fill executed
+ * on, so the answer, the positions table and the database carry it from the first moment
+ * rather than from the next tick. A stop loss already set is left as it is (the engine trails it).
+ */
+export function trailingStartAtFill(
+  protection: StoredProtection,
+  quantity: Dec,
+  quote: { bid: Dec; ask: Dec },
+  pipSize: number,
+): StoredProtection {
+  if (protection.trailing_stop_pips === null || protection.stop_loss_e10 !== null || quantity.isZero()) return protection;
+  const distance = Dec.from(pipSize).times(protection.trailing_stop_pips);
+  const stop = quantity.gt(Dec.ZERO) ? quote.bid.minus(distance) : quote.ask.plus(distance);
+  if (!stop.gt(Dec.ZERO)) return protection;
+  return { ...protection, stop_loss_e10: priceToE10(stop) };
+}
+
 /**
  * Whether a fill changes the protection of the position it fills into (docs/orders.md#protection-on-positions):
  * flipping or closing it, or adding with an order that carries protection (it replaces the position's,
@@ -239,7 +263,12 @@ export function decideFill(req: ExecutionRequest, now: number, pricing: Pricing)
   const realizedMinor = toMinor(quoteRate.convert(fill.realized.times(pair.contractSize)));
   const quantityCentilots = centilotsFromLots(fill.quantity);
   const closed = quantityCentilots === 0;
-  const protection = protectionAfterFill(fill.kind, existing ? storedProtection(existing) : NO_PROTECTION, carried);
+  const afterFill = protectionAfterFill(fill.kind, existing ? storedProtection(existing) : NO_PROTECTION, carried);
+  // Only the order's own protection starts a trailing stop here; a position's kept protection
+  // may have a stop the engine moved in memory and not yet wrote, which the engine keeps.
+  const protection = takesOrderProtection(fill.kind, carried)
+    ? trailingStartAtFill(afterFill, fill.quantity, quote, pair.pipSize)
+    : afterFill;
   const protectionState = {
     stopLoss: protection.stop_loss_e10 === null ? null : priceFromE10(protection.stop_loss_e10).toString(),
     takeProfit: protection.take_profit_e10 === null ? null : priceFromE10(protection.take_profit_e10).toString(),

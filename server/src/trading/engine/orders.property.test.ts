@@ -294,14 +294,20 @@ class Model {
       if (required.gt(this.freeMargin())) return false;
     }
     if (!existing) {
-      this.positions.set(s, { id: -1, qty: next, avg: price, ...carried, unwritten: false });
+      this.positions.set(s, {
+        id: -1,
+        qty: next,
+        avg: price,
+        ...this.trailingStart(s, next.isPositive(), carried),
+        unwritten: false,
+      });
       return true;
     }
     if (old.isPositive() === delta.isPositive()) {
       existing.avg = old.abs().times(existing.avg).plus(lots.times(price)).div(next.abs()).toDecimalPlaces(10, D.ROUND_HALF_UP);
       existing.qty = next;
       // Adding replaces the protection when the order carries any, else keeps it.
-      if (hasAny(carried)) Object.assign(existing, carried, { unwritten: false });
+      if (hasAny(carried)) Object.assign(existing, this.trailingStart(s, next.isPositive(), carried), { unwritten: false });
       return true;
     }
     const closed = D.min(old.abs(), lots);
@@ -317,9 +323,16 @@ class Model {
     } else if (next.isPositive() !== old.isPositive()) {
       // A flip: the new side starts at the fill price with only the order's protection.
       existing.avg = price;
-      Object.assign(existing, carried, { unwritten: false });
+      Object.assign(existing, this.trailingStart(s, next.isPositive(), carried), { unwritten: false });
     }
     return true;
+  }
+
+  /** The order's protection as the fill leaves it: a trailing stop with no stop loss starts at bid − distance (ask + for a short). */
+  private trailingStart(s: Sym, long: boolean, carried: Protection): Protection {
+    if (carried.trail === null || carried.sl !== null) return carried;
+    const q = this.quotes.get(s)!;
+    return { ...carried, sl: long ? q.bid - carried.trail * PIP : q.ask + carried.trail * PIP };
   }
 
   private closePrice(s: Sym, long: boolean): number {

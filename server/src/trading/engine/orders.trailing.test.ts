@@ -47,6 +47,31 @@ describe('trailing stops moved in memory and not yet written', () => {
   const positions = async (trader: Trader) =>
     (await call<{ open_positions: PositionDto[] }>(trader, 'GET', 'platform-data/')).open_positions;
 
+  it('a trailing stop with no stop loss starts at the fill: the answer, the positions table and the database carry it', async () => {
+    tick(1.1, 1.1002);
+    tick(150, 150.02, 'USDJPY');
+    const trader = await insertSignedInTrader(t);
+    const long = await market(trader, { symbol: 'EURUSD', side: 'BUY', trailing_stop_pips: 20 });
+    expect(long.stop_loss, 'bid 1.10000 − 20 pips').toBe(1.098);
+    const short = await market(trader, { symbol: 'USDJPY', side: 'SELL', trailing_stop_pips: 15 });
+    expect(short.stop_loss, 'ask 150.020 + 15 pips').toBe(150.17);
+    const listed = await positions(trader);
+    expect(listed.find((p) => p.id === long.id)?.stop_loss).toBe(1.098);
+    expect(listed.find((p) => p.id === short.id)?.stop_loss).toBe(150.17);
+    const stored = await t.ctx.db.kysely
+      .selectFrom('positions')
+      .select(['id', 'stop_loss_e10'])
+      .where('account_id', '=', trader.accountId!)
+      .orderBy('id')
+      .execute();
+    expect(stored.map((r) => Number(r.stop_loss_e10) / 1e10)).toEqual([1.098, 150.17]);
+    // A stop loss the trader sets is kept as given; the trailing moves it from there.
+    const other = await insertSignedInTrader(t);
+    expect((await market(other, { symbol: 'EURUSD', side: 'BUY', stop_loss: 1.09, trailing_stop_pips: 20 })).stop_loss).toBe(
+      1.09,
+    );
+  });
+
   it('a PATCH of the take profit keeps the trailing stop where the ticks moved it (it never moves back)', async () => {
     tick(1.1, 1.1002);
     const trader = await insertSignedInTrader(t);

@@ -358,10 +358,10 @@ describe('a LONG’s trailing stop across a restart', () => {
   it('rises with the bid, holds when it falls, is at most a second behind on disk, and survives a restart', async () => {
     const t = await signedInTrader(h.app);
     const position = await h.market(t, { side: 'BUY', trailing_stop_pips: 20 });
-    expect(position.stop_loss).toBeNull();
+    expect(position.stop_loss, 'a trailing stop with no stop loss starts at the fill: bid 1.1000 − 20 pips').toBe(1.098);
     const storedStop = async () => (await h.platform(t)).open_positions[0]?.stop_loss ?? null;
 
-    h.tick(1.1, 1.1002); // no stop yet: it starts at bid − 20 pips = 1.0980
+    h.tick(1.1, 1.1002); // the stop set at the fill, 1.0980, stays
     h.tick(1.101, 1.1012); // 1.0990
     h.tick(1.103, 1.1032); // 1.1010
     h.tick(1.102, 1.1022); // falls: stays at 1.1010
