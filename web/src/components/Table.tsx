@@ -75,6 +75,15 @@ export interface Column<Row> {
   cell: (row: Row) => ReactNode;
   /** Figures: right-aligned (all text already uses tabular numerals). */
   numeric?: boolean;
+  /**
+   * Stays in sight at the right edge while the other columns scroll sideways: a row's actions
+   * (Close) must never need a horizontal scroll to be found (docs/screens.md#closing-a-position).
+   */
+  stickyEnd?: boolean;
+}
+
+function cellClass(c: Column<unknown>): string | undefined {
+  return [c.numeric ? 'num' : '', c.stickyEnd ? 'table__sticky-end' : ''].filter(Boolean).join(' ') || undefined;
 }
 
 export interface DataTableProps<Row> {
@@ -93,7 +102,7 @@ export function DataTable<Row>({ columns, rows, rowKey, empty = 'Nothing to show
       <thead>
         <tr>
           {columns.map((c) => (
-            <th key={c.key} scope="col" className={c.numeric ? 'num' : undefined}>
+            <th key={c.key} scope="col" className={cellClass(c as Column<unknown>)}>
               {c.header}
             </th>
           ))}
@@ -110,7 +119,7 @@ export function DataTable<Row>({ columns, rows, rowKey, empty = 'Nothing to show
           rows.map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td key={c.key} className={c.numeric ? 'num' : undefined}>
+                <td key={c.key} className={cellClass(c as Column<unknown>)}>
                   {c.cell(row)}
                 </td>
               ))}

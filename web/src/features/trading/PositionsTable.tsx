@@ -177,6 +177,7 @@ export function PositionsTable({
     columns.push({
       key: 'action',
       header: <span className="sr-only">Action</span>,
+      stickyEnd: true,
       cell: (p) => {
         if (p.side === 'FLAT') return null;
         if (editing && editing.positionId === p.id) {
