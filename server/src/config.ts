@@ -44,6 +44,7 @@ const envSchema = z.object({
   PRICE_SOURCE: z.enum(['simulator', 'replay', 'external']).default('simulator'),
   PRICE_SEED: z.coerce.number().int().default(20260401),
   CHART_HISTORY_DAYS: z.coerce.number().int().min(0).max(400).default(31),
+  CHART_HOURLY_HISTORY_DAYS: z.coerce.number().int().min(0).max(3660).default(366),
   EXTERNAL_FEED_URL: z.string().url().optional(),
   EXTERNAL_FEED_STALE_MS: positiveInt.default(10_000),
   NEWS_FEEDS: z
@@ -118,8 +119,13 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   priceSource: Env['PRICE_SOURCE'];
   priceSeed: number;
-  /** Days of one-minute chart history backfilled on a new database (tests use fewer). */
+  /**
+   * Days of one-minute chart history (with m5–m30) backfilled on a new database and kept
+   * (docs/charting.md#timeframes-and-history); 0 backfills nothing (tests use 0 or 1).
+   */
   chartHistoryDays: number;
+  /** Days back a new database gets hourly, 4h and daily candles (at least `chartHistoryDays`). */
+  chartHourlyHistoryDays: number;
   externalFeedUrl: string | undefined;
   externalFeedStaleMs: number;
   newsFeeds: string[];
@@ -227,6 +233,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     priceSource: env.PRICE_SOURCE,
     priceSeed: env.PRICE_SEED,
     chartHistoryDays: env.CHART_HISTORY_DAYS,
+    chartHourlyHistoryDays: env.CHART_HOURLY_HISTORY_DAYS,
     externalFeedUrl: env.EXTERNAL_FEED_URL,
     externalFeedStaleMs: env.EXTERNAL_FEED_STALE_MS,
     newsFeeds: listOf(env.NEWS_FEEDS),

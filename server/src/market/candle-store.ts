@@ -1,13 +1,32 @@
 import type { AppContext } from '../core/context.js';
 import { writeTransaction } from '../db/transaction.js';
-import { AGGREGATE_TIMEFRAMES, aggregateCandles, bucketStart, MINUTE_MS, type ScaledCandle } from './candles.js';
+import {
+  AGGREGATE_TIMEFRAMES,
+  aggregateCandles,
+  bucketStart,
+  DAY_MINUTES,
+  MINUTE_MS,
+  type ScaledCandle,
+  SUB_HOURLY_TIMEFRAMES,
+} from './candles.js';
 import { generateHistory } from './history.js';
 import { fromScaled } from './quotes.js';
 import type { BarSeries } from './replay-data.js';
-import { bulkInsertCandles, type CandleRow, candlesIn, lastMinuteCandle, upsertCandles } from './repo.js';
+import {
+  bulkInsertCandles,
+  type CandleRow,
+  candlesIn,
+  deleteCandlesIn,
+  lastMinuteCandle,
+  oldestCandleTime,
+  upsertCandles,
+} from './repo.js';
 import type { Pair } from './types.js';
 
-const LARGEST_TIMEFRAME = AGGREGATE_TIMEFRAMES[AGGREGATE_TIMEFRAMES.length - 1]!;
+/** Aggregates recomputed from the minutes of a four-hour window; d1 is then built from that day's six 4h candles. */
+const FROM_MINUTES = AGGREGATE_TIMEFRAMES.filter((tf) => tf <= 240);
+const WINDOW = 240;
+const DAY_MS = DAY_MINUTES * MINUTE_MS;
 
 /**
  * Writes candles: closed one-minute candles in batches (with the 15m/1h/4h candles that
@@ -60,26 +79,55 @@ export class CandleStore {
   }
 
   /**
-   * Aggregates are recomputed from the stored minutes of each touched four-hour window, so a
-   * retried or repeated write cannot double count.
+   * Aggregates are recomputed from the stored minutes of each touched four-hour window (and the
+   * day from its 4h candles: 6 rows, not 1,440), so a retried or repeated write cannot double count.
    */
   private async writeNow(rows: readonly CandleRow[]): Promise<void> {
     const windows = new Map<string, { pairId: number; start: number }>();
+    const days = new Map<string, { pairId: number; start: number }>();
     for (const r of rows) {
-      const start = bucketStart(r.time, LARGEST_TIMEFRAME);
+      const start = bucketStart(r.time, WINDOW);
       windows.set(`${r.pairId}:${start}`, { pairId: r.pairId, start });
+      const day = bucketStart(r.time, DAY_MINUTES);
+      days.set(`${r.pairId}:${day}`, { pairId: r.pairId, start: day });
     }
     await writeTransaction(this.ctx.db, async (trx) => {
       await upsertCandles(trx, rows);
       const aggregates: CandleRow[] = [];
       for (const { pairId, start } of windows.values()) {
-        const minutes = await candlesIn(trx, pairId, 1, { from: start, before: start + LARGEST_TIMEFRAME * MINUTE_MS });
-        for (const tf of AGGREGATE_TIMEFRAMES) {
+        const minutes = await candlesIn(trx, pairId, 1, { from: start, before: start + WINDOW * MINUTE_MS });
+        for (const tf of FROM_MINUTES) {
           for (const a of aggregateCandles(minutes, tf)) aggregates.push({ pairId, timeframe: tf, ...a });
         }
       }
       await upsertCandles(trx, aggregates);
+      const daily: CandleRow[] = [];
+      for (const { pairId, start } of days.values()) {
+        const fourHours = await candlesIn(trx, pairId, WINDOW, { from: start, before: start + DAY_MS });
+        for (const a of aggregateCandles(fourHours, DAY_MINUTES)) daily.push({ pairId, timeframe: DAY_MINUTES, ...a });
+      }
+      await upsertCandles(trx, daily);
     });
+  }
+
+  /**
+   * Deletes the one-minute to 30-minute candles that opened before `before` (hourly and above
+   * stay), a day per statement so no delete holds the write lock for long. Returns the rows
+   * deleted.
+   */
+  async prune(pairs: readonly Pair[], before: number): Promise<number> {
+    let deleted = 0;
+    for (const pair of pairs) {
+      for (const tf of SUB_HOURLY_TIMEFRAMES) {
+        const oldest = await oldestCandleTime(this.ctx.db.kysely, pair.id, tf);
+        if (oldest === undefined) continue;
+        for (let from = bucketStart(oldest, DAY_MINUTES); from < before; from += DAY_MS) {
+          const to = Math.min(before, from + DAY_MS);
+          deleted += await writeTransaction(this.ctx.db, (trx) => deleteCandlesIn(trx, pair.id, tf, from, to));
+        }
+      }
+    }
+    return deleted;
   }
 
   /** The newest stored one-minute candle of each pair (pairs without history are absent). */
@@ -93,8 +141,9 @@ export class CandleStore {
   }
 
   /**
-   * Fills `days` of one-minute history (and aggregates) up to and including the current
-   * minute for the pairs that have none, in one transaction. Returns the rows written.
+   * Fills `days` of one-minute history (from the hour `days` ago, with every aggregate) and,
+   * before it, hourly history back to the UTC midnight `hourlyDays` ago, up to and including the
+   * current minute, for the pairs that have none, in one transaction. Returns the rows written.
    * The current minute is included so the live candle resumes it (no jump at now), and a
    * start-up that crosses a minute boundary while backfilling leaves no missing minute.
    */
@@ -103,6 +152,7 @@ export class CandleStore {
     options: {
       now: number;
       days: number;
+      hourlyDays: number;
       seed: number;
       replay: ReadonlyMap<string, BarSeries>;
       usePairSeries: boolean;
@@ -111,14 +161,15 @@ export class CandleStore {
   ): Promise<number> {
     if (pairs.length === 0 || options.days <= 0) return 0;
     const to = bucketStart(options.now, 1) + MINUTE_MS;
-    const from = to - options.days * 1440 * MINUTE_MS;
+    const from = bucketStart(to - options.days * DAY_MS, 60);
+    const hourlyFrom = bucketStart(to - options.hourlyDays * DAY_MS, DAY_MINUTES);
     const wanted = new Set(pairs.map((p) => p.id));
     let written = 0;
     await writeTransaction(this.ctx.db, async (trx) => {
       // Generated for the whole catalogue so legs and crosses stay consistent; written only where missing.
       // On PostgreSQL the next day is generated while the database stores the previous one.
       let storing: Promise<void> = Promise.resolve();
-      for (const chunk of generateHistory({ ...options, pairs: options.allPairs, from, to })) {
+      for (const chunk of generateHistory({ ...options, pairs: options.allPairs, from, to, hourlyFrom })) {
         const rows = chunk.filter((r) => wanted.has(r.pairId));
         await storing;
         storing = bulkInsertCandles(trx, this.ctx.db.kind, rows);

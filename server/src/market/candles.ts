@@ -3,8 +3,17 @@ import { fromScaled } from './quotes.js';
 
 export const MINUTE_MS = 60_000;
 
-/** Timeframes stored besides one-minute candles (minutes): the chart ranges' candle sizes. */
-export const AGGREGATE_TIMEFRAMES = [15, 60, 240] as const;
+/** Minutes in a UTC day: d1 candles open at 00:00 UTC. */
+export const DAY_MINUTES = 1440;
+
+/**
+ * Timeframes stored besides one-minute candles (minutes): every chart timeframe, so a read of
+ * any of them is one index range (docs/charting.md#timeframes-and-history).
+ */
+export const AGGREGATE_TIMEFRAMES = [5, 15, 30, 60, 240, DAY_MINUTES] as const;
+
+/** Timeframes kept only as long as one-minute candles (CHART_HISTORY_DAYS); hourly and above stay. */
+export const SUB_HOURLY_TIMEFRAMES = [1, 5, 15, 30] as const;
 
 /** A candle with prices as scaled integers (see PRICE_SCALE): exact to compare and aggregate. */
 export interface ScaledCandle {
@@ -31,17 +40,21 @@ export function aggregateCandles(minutes: readonly ScaledCandle[], timeframeMinu
   let current: ScaledCandle | undefined;
   for (const m of minutes) {
     const start = bucketStart(m.time, timeframeMinutes);
-    if (current && current.time === start) {
-      if (m.high > current.high) current.high = m.high;
-      if (m.low < current.low) current.low = m.low;
-      current.close = m.close;
-      current.volume += m.volume;
-    } else {
+    if (current && current.time === start) foldCandle(current, m);
+    else {
       current = { time: start, open: m.open, high: m.high, low: m.low, close: m.close, volume: m.volume };
       out.push(current);
     }
   }
   return out;
+}
+
+/** Folds candle `next` (later than everything in `into`) into `into`: the aggregation rule for one more piece. */
+export function foldCandle(into: ScaledCandle, next: ScaledCandle): void {
+  if (next.high > into.high) into.high = next.high;
+  if (next.low < into.low) into.low = next.low;
+  into.close = next.close;
+  into.volume += next.volume;
 }
 
 /** Merges two candle lists by open time, oldest first; on the same time `preferred` wins. */
@@ -74,6 +87,8 @@ export class LiveCandles {
   private readonly live = new Map<string, ScaledCandle>();
   private readonly recent = new Map<string, ScaledCandle[]>();
   private unflushed: Array<{ symbol: string; candle: ScaledCandle }> = [];
+  /** Closed minutes before this may have left memory (the last roll's horizon). */
+  private horizon = -Infinity;
 
   constructor(
     /** Closed candles stay readable from memory this long (the writer flushes within seconds). */
@@ -109,8 +124,9 @@ export class LiveCandles {
         closed.push({ symbol, candle });
       }
     }
+    const keepFrom = minute - this.keepClosedMs;
+    this.horizon = Math.max(this.horizon, keepFrom);
     for (const [symbol, list] of this.recent) {
-      const keepFrom = minute - this.keepClosedMs;
       if (list.length > 0 && list[0]!.time < keepFrom)
         this.recent.set(
           symbol,
@@ -127,6 +143,16 @@ export class LiveCandles {
 
   liveCandle(symbol: string): ScaledCandle | undefined {
     return this.live.get(symbol);
+  }
+
+  /**
+   * Calls `visit` with each closed minute of `symbol` in [from, before), oldest first; false when
+   * memory may no longer hold all of them (`from` is older than what the last roll kept).
+   */
+  closedBetween(symbol: string, from: number, before: number, visit: (c: ScaledCandle) => void): boolean {
+    if (from < this.horizon) return false;
+    for (const c of this.recent.get(symbol) ?? []) if (c.time >= from && c.time < before) visit(c);
+    return true;
   }
 
   /** Every one-minute candle memory holds for `symbol` (closed, unwritten, live), oldest first. */

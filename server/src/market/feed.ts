@@ -1,7 +1,7 @@
 import type { AppContext } from '../core/context.js';
 import type { BusEvents } from '../realtime/bus.js';
 import { type CandleStore, lastMids } from './candle-store.js';
-import { bucketStart, type LiveCandles, MINUTE_MS } from './candles.js';
+import { bucketStart, DAY_MINUTES, type LiveCandles, MINUTE_MS } from './candles.js';
 import type { Catalog } from './catalogue.js';
 import type { Leadership } from './leader.js';
 import type { MemoryPriceBook } from './price-book.js';
@@ -23,6 +23,8 @@ export interface MarketFeedDeps {
 
 /** After a minute closes, wait this long for its last ticks (they travel over the bus) before writing it. */
 const ROLL_GRACE_MS = 250;
+/** How often the leader deletes the one-minute candles past CHART_HISTORY_DAYS (each run deletes about this much of them). */
+const PRUNE_EVERY_MS = 60 * MINUTE_MS;
 
 /**
  * The tick path (docs/ARCHITECTURE.md): the leader's source publishes ticks on the bus;
@@ -41,6 +43,8 @@ export class MarketFeed {
   private leading: Promise<void> = Promise.resolve();
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** When the leader last pruned old candles; the first run is at the first minute roll after leading. */
+  private prunedAt = -Infinity;
 
   constructor(private readonly deps: MarketFeedDeps) {
     this.timers = deps.timers ?? realTimers;
@@ -110,6 +114,24 @@ export class MarketFeed {
     return this.write(false);
   }
 
+  /**
+   * Deletes one-minute to 30-minute candles older than CHART_HISTORY_DAYS (at least a day: the
+   * socket's gap fill reads a day of minutes), after the queued writes. Returns the rows deleted.
+   */
+  prune(): Promise<number> {
+    const { ctx, catalog, store } = this.deps;
+    const now = ctx.clock.now();
+    this.prunedAt = now;
+    const keepDays = Math.max(1, ctx.config.chartHistoryDays);
+    const before = bucketStart(now - keepDays * DAY_MINUTES * MINUTE_MS, 60);
+    const run = this.writing.then(() => store.prune(catalog.list(), before));
+    this.writing = run.then(
+      () => {},
+      (err: unknown) => ctx.log.error({ err }, 'deleting old one-minute candles failed; retried at the next run'),
+    );
+    return run;
+  }
+
   private async lead(): Promise<void> {
     if (this.stopped) return;
     const { candles, source } = this.deps;
@@ -143,13 +165,20 @@ export class MarketFeed {
       const rows = await store.backfill(missing, {
         now: ctx.clock.now(),
         days: ctx.config.chartHistoryDays,
+        hourlyDays: Math.max(ctx.config.chartHistoryDays, ctx.config.chartHourlyHistoryDays),
         seed: ctx.config.priceSeed,
         replay: this.replayData(),
         usePairSeries,
         allPairs: pairs,
       });
       ctx.log.info(
-        { pairs: missing.length, rows, days: ctx.config.chartHistoryDays, ms: Math.round(performance.now() - started) },
+        {
+          pairs: missing.length,
+          rows,
+          days: ctx.config.chartHistoryDays,
+          hourly_days: ctx.config.chartHourlyHistoryDays,
+          ms: Math.round(performance.now() - started),
+        },
         'chart history backfilled',
       );
       last = await store.lastCandles(pairs);
@@ -195,8 +224,12 @@ export class MarketFeed {
     const delay = MINUTE_MS - (now % MINUTE_MS) + ROLL_GRACE_MS;
     this.rollTimer = this.timers.setTimeout(() => {
       this.rollTimer = undefined;
-      this.deps.candles.roll(this.deps.ctx.clock.now());
-      if (this.deps.leadership.isLeader()) void this.write(false);
+      const now = this.deps.ctx.clock.now();
+      this.deps.candles.roll(now);
+      if (this.deps.leadership.isLeader()) {
+        void this.write(false);
+        if (now - this.prunedAt >= PRUNE_EVERY_MS) void this.prune().catch(() => {});
+      }
       this.scheduleRoll();
     }, delay);
   }

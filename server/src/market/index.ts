@@ -45,6 +45,8 @@ export interface MarketModule {
   isLeader(): boolean;
   /** Writes closed one-minute candles now instead of at the next minute (tests). */
   flushCandles(): Promise<void>;
+  /** Deletes sub-hourly candles older than CHART_HISTORY_DAYS now instead of at the hourly run (tests); returns the rows deleted. */
+  pruneCandles(): Promise<number>;
 }
 
 export interface MarketOptions {
@@ -109,6 +111,7 @@ export async function createMarketModule(
     currentPrices: () => service.currentPrices(),
     isLeader: () => feed.isLeader(),
     flushCandles: () => feed.flush(),
+    pruneCandles: () => feed.prune(),
   };
 }
 

@@ -1,4 +1,12 @@
-import { type PricesServerMessages, parsePricesClientMessage, pricesMessage, roundPrice } from '@pipdesk/contract';
+import {
+  PRICE_SOCKET_TIMEFRAME,
+  type PricesServerMessages,
+  parsePricesClientMessage,
+  pricesMessage,
+  roundPrice,
+  type SocketTimeframe,
+  TIMEFRAME_MINUTES,
+} from '@pipdesk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
 import type { AuthModule, AuthUser } from '../auth/index.js';
@@ -38,7 +46,8 @@ const MAX_SUBSCRIPTIONS = 24;
 
 /** One /ws/prices/ connection. */
 class PriceClient {
-  readonly symbols = new Set<string>();
+  /** Followed symbols and the timeframe of their chart updates, as subscribed ('1m' or m1…d1). */
+  readonly symbols = new Map<string, SocketTimeframe>();
   user: AuthUser | undefined;
   private tokens = RATE_BURST;
   private refilledAt = performance.now();
@@ -191,12 +200,17 @@ export class PriceSocketHub {
         return;
       }
       case 'subscribe_prices':
-        await this.subscribe(client, message.symbol, message.last_chart_time ?? undefined);
+        await this.subscribe(client, message.symbol, message.timeframe, message.last_chart_time ?? undefined);
         return;
     }
   }
 
-  private async subscribe(client: PriceClient, rawSymbol: string, lastChartTime: number | undefined): Promise<void> {
+  private async subscribe(
+    client: PriceClient,
+    rawSymbol: string,
+    timeframe: SocketTimeframe,
+    lastChartTime: number | undefined,
+  ): Promise<void> {
     const pair = this.deps.catalog.get(rawSymbol);
     if (!pair?.isActive) {
       client.send('error', { message: `Currency pair ${rawSymbol.toUpperCase().slice(0, 20)} not found` });
@@ -206,22 +220,25 @@ export class PriceSocketHub {
       client.send('error', { message: `At most ${MAX_SUBSCRIPTIONS} pairs per connection` });
       return;
     }
+    const tf = socketTimeframeMinutes(timeframe);
     if (lastChartTime !== undefined) {
       // Charting libraries count in seconds; a value that small cannot be a time in ms since 1973.
       const since = lastChartTime < 1e11 ? lastChartTime * 1000 : lastChartTime;
-      const missed = await this.deps.service.closedCandlesSince(pair, since);
-      for (const candle of missed) client.send('chart_update', { symbol: pair.symbol, timeframe: '1m', candle });
+      const missed = await this.deps.service.closedCandlesSince(pair, since, tf);
+      for (const candle of missed) client.send('chart_update', { symbol: pair.symbol, timeframe, candle });
     }
+    // The one database read of a larger timeframe's live candle: ticks then only fold memory.
+    await this.deps.service.prepareFormingCandle(pair, tf);
     if (client.socket.readyState !== WebSocket.OPEN) return;
-    client.symbols.add(pair.symbol);
+    client.symbols.set(pair.symbol, timeframe);
     let set = this.bySymbol.get(pair.symbol);
     if (!set) {
       set = new Set();
       this.bySymbol.set(pair.symbol, set);
     }
     set.add(client);
-    const live = this.deps.service.liveCandle(pair);
-    if (live) client.send('chart_update', { symbol: pair.symbol, timeframe: '1m', candle: live });
+    const live = this.deps.service.formingCandle(pair, tf);
+    if (live) client.send('chart_update', { symbol: pair.symbol, timeframe, candle: live });
     const quote = this.deps.book.latest(pair.symbol);
     if (quote) client.sendRaw(textFrame(this.priceUpdate(quote, pair.digits)));
   }
@@ -266,14 +283,22 @@ export class PriceSocketHub {
     }, wait);
   }
 
+  /** One frame per timeframe the symbol's subscribers follow, each built once. */
   private sendChartUpdate(symbol: string): void {
     const subscribers = this.bySymbol.get(symbol);
     const pair = this.deps.catalog.get(symbol);
     if (!subscribers || subscribers.size === 0 || !pair) return;
-    const candle = this.deps.service.liveCandle(pair);
-    if (!candle) return;
-    const frame = textFrame(JSON.stringify(pricesMessage('chart_update', { symbol, timeframe: '1m', candle })));
-    for (const client of subscribers) client.sendRaw(frame);
+    const frames = new Map<SocketTimeframe, Buffer | undefined>();
+    for (const client of subscribers) {
+      const timeframe = client.symbols.get(symbol) ?? PRICE_SOCKET_TIMEFRAME;
+      let frame = frames.get(timeframe);
+      if (!frames.has(timeframe)) {
+        const candle = this.deps.service.formingCandle(pair, socketTimeframeMinutes(timeframe));
+        frame = candle && textFrame(JSON.stringify(pricesMessage('chart_update', { symbol, timeframe, candle })));
+        frames.set(timeframe, frame);
+      }
+      if (frame) client.sendRaw(frame);
+    }
   }
 
   private onFeedStatus(up: boolean): void {
@@ -315,8 +340,13 @@ export class PriceSocketHub {
   private drop(client: PriceClient): void {
     if (!this.clients.delete(client)) return;
     if (client.expiryTimer !== undefined) this.timers.clearTimeout(client.expiryTimer);
-    for (const symbol of client.symbols) this.bySymbol.get(symbol)?.delete(client);
+    for (const symbol of client.symbols.keys()) this.bySymbol.get(symbol)?.delete(client);
   }
+}
+
+/** Minutes of a socket timeframe: the spec's '1m' is m1. */
+function socketTimeframeMinutes(timeframe: SocketTimeframe): number {
+  return timeframe === PRICE_SOCKET_TIMEFRAME ? 1 : TIMEFRAME_MINUTES[timeframe];
 }
 
 /**

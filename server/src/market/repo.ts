@@ -47,6 +47,31 @@ export async function lastMinuteCandle(db: Conn, pairId: number): Promise<Scaled
   return row ? toScaled(row) : undefined;
 }
 
+/** Open time of the oldest stored candle of a timeframe, or undefined for none. */
+export async function oldestCandleTime(db: Conn, pairId: number, timeframe: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('market_candles')
+    .select('time')
+    .where('pair_id', '=', pairId)
+    .where('timeframe', '=', timeframe)
+    .orderBy('time', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.time) : undefined;
+}
+
+/** Deletes the candles of one timeframe with `from ≤ time < before`; returns how many. */
+export async function deleteCandlesIn(db: Conn, pairId: number, timeframe: number, from: number, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('market_candles')
+    .where('pair_id', '=', pairId)
+    .where('timeframe', '=', timeframe)
+    .where('time', '>=', from)
+    .where('time', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Which stored candles to read: `from ≤ time < before` (either bound may be left open). */
 export interface CandleWindow {
   from?: number;

@@ -21,5 +21,11 @@ export async function registerMarketRoutes(api: FastifyInstance, deps: MarketRou
 
   route(ops.pairPrice, async ({ params }) => service.pairPrice(params.symbol));
 
-  route(ops.chartData, async ({ params, query }) => service.chart(service.requirePair(params.symbol).symbol, query.range));
+  // `before` and `limit` page a timeframe's candles; without `timeframe` they are ignored and the
+  // spec's range answers as it always did (docs/decisions.md).
+  route(ops.chartData, async ({ params, query }) => {
+    const pair = service.requirePair(params.symbol);
+    if (!query.timeframe) return service.chart(pair.symbol, query.range);
+    return service.chartOf(pair, query.timeframe, { before: query.before, limit: query.limit });
+  });
 }

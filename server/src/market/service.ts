@@ -1,13 +1,35 @@
-import { type Candle, CHART_RANGES, type ChartRange, type PairSnapshot, type Price, roundPrice } from '@pipdesk/contract';
+import {
+  type Candle,
+  CHART_DEFAULT_LIMIT,
+  CHART_MAX_LIMIT,
+  CHART_RANGES,
+  type ChartRange,
+  type PairSnapshot,
+  type Price,
+  roundPrice,
+  TIMEFRAME_MINUTES,
+  type Timeframe,
+} from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
-import { aggregateCandles, bucketStart, type LiveCandles, MINUTE_MS, mergeByTime, toChartCandle } from './candles.js';
+import {
+  aggregateCandles,
+  bucketStart,
+  type LiveCandles,
+  MINUTE_MS,
+  mergeByTime,
+  type ScaledCandle,
+  toChartCandle,
+} from './candles.js';
 import { type Catalog, pairDto } from './catalogue.js';
+import { FormingCandles } from './forming.js';
 import { candlesIn } from './repo.js';
 import type { Pair, PriceBook, Quote } from './types.js';
 
-/** The most closed candles one gap fill sends (a day of minutes). */
+/** The most closed one-minute candles one gap fill sends (a day of minutes). */
 export const MAX_GAP_FILL = 1440;
+/** The most closed candles of a larger timeframe one gap fill sends (a chart-data page at most). */
+export const MAX_GAP_FILL_CANDLES = CHART_MAX_LIMIT;
 
 /** The price answer of the calls: bid and ask at the pair's digits, the mid one decimal finer. */
 export function priceDto(quote: Quote, digits: number): Price {
@@ -23,12 +45,16 @@ export function priceDto(quote: Quote, digits: number): Price {
 
 /** Reads of the market: pairs with their prices and charts. Candles come from the database plus what memory has not written yet. */
 export class MarketService {
+  private readonly forming: FormingCandles;
+
   constructor(
     private readonly ctx: AppContext,
     private readonly catalog: Catalog,
     private readonly book: PriceBook,
     private readonly candles: LiveCandles,
-  ) {}
+  ) {
+    this.forming = new FormingCandles(candles, ctx.clock, (pair, tf, from, before) => this.aggregateOf(pair, tf, from, before));
+  }
 
   /** An active pair by symbol (any case), else 404 `Currency pair {symbol} not found`. */
   requirePair(symbol: string): Pair {
@@ -60,42 +86,110 @@ export class MarketService {
   }
 
   /**
-   * The chart answer: the `count` newest candles of the range's size, oldest first, the
-   * last one still forming. Older candles are read as stored aggregates (one short index
-   * scan); the window that memory still holds is rebuilt from one-minute candles.
+   * The chart answer of a spec range: the `count` newest candles of the range's size, oldest
+   * first, the last one still forming.
    */
   async chart(symbol: string, range: ChartRange): Promise<Candle[]> {
     const pair = this.requirePair(symbol);
-    const { timeframeMinutes: tf, count } = CHART_RANGES[range];
-    const now = this.ctx.clock.now();
-    const memory = this.candles.candles(pair.symbol);
-    const recentStart = bucketStart(Math.min(memory[0]?.time ?? now, now), tf);
-    const db = this.ctx.db.kysely;
-    const [older, storedRecent] = await Promise.all([
-      candlesIn(db, pair.id, tf, { before: recentStart, newest: count }),
-      candlesIn(db, pair.id, 1, { from: recentStart }),
-    ]);
-    const recentMinutes = mergeByTime(storedRecent, memory);
-    const recent = tf === 1 ? recentMinutes : aggregateCandles(recentMinutes, tf);
-    return [...older, ...recent].slice(-count).map(toChartCandle);
+    const { timeframeMinutes, count } = CHART_RANGES[range];
+    return (await this.candlesOf(pair, timeframeMinutes, { limit: count })).map(toChartCandle);
   }
 
   /**
-   * Closed one-minute candles from `since` (inclusive: the client's copy of that candle may
-   * have been still forming) up to the current minute, at most a day of them.
+   * The chart answer with a timeframe (docs/api.md#chart-data): the `limit` newest candles that
+   * open before `before` (up to now, the forming one included, without it), oldest first.
    */
-  async closedCandlesSince(pair: Pair, since: number): Promise<Candle[]> {
-    const nowMinute = bucketStart(this.ctx.clock.now(), 1);
-    const from = Math.max(bucketStart(since, 1), nowMinute - MAX_GAP_FILL * MINUTE_MS);
-    if (from >= nowMinute) return [];
-    const stored = await candlesIn(this.ctx.db.kysely, pair.id, 1, { from, before: nowMinute });
-    const memory = this.candles.candles(pair.symbol).filter((c) => c.time >= from && c.time < nowMinute);
-    return mergeByTime(stored, memory).map(toChartCandle);
+  async chartOf(pair: Pair, timeframe: Timeframe, window: { before?: number; limit?: number }): Promise<Candle[]> {
+    const limit = window.limit ?? CHART_DEFAULT_LIMIT;
+    const candles = await this.candlesOf(pair, TIMEFRAME_MINUTES[timeframe], { before: window.before, limit });
+    return candles.map(toChartCandle);
+  }
+
+  /**
+   * Older candles are read as stored aggregates (one short index range); the buckets from the
+   * one holding memory's oldest minute on are rebuilt from what is stored and what memory holds.
+   */
+  private async candlesOf(pair: Pair, tf: number, window: { before?: number; limit: number }): Promise<ScaledCandle[]> {
+    const now = this.ctx.clock.now();
+    const memory = this.candles.candles(pair.symbol);
+    const memoryStart = Math.min(memory[0]?.time ?? now, now);
+    const recentStart = bucketStart(memoryStart, tf);
+    const end = window.before ?? Number.POSITIVE_INFINITY;
+    const olderRead = candlesIn(this.ctx.db.kysely, pair.id, tf, { before: Math.min(recentStart, end), newest: window.limit });
+    if (end <= recentStart) return olderRead;
+    const [older, base] = await Promise.all([olderRead, this.baseCandles(pair, recentStart, undefined, memory)]);
+    const recent = tf === 1 ? base : aggregateCandles(base, tf);
+    return [...older, ...recent.filter((c) => c.time < end)].slice(-window.limit);
+  }
+
+  /**
+   * The pieces of [from, before) to aggregate, oldest first: stored hourly candles for the whole
+   * hours before the hour of memory's oldest minute (at most 23 of them for a day), then
+   * one-minute candles, stored and in memory (memory wins on the same minute). `from` is aligned
+   * to the timeframe being built, so it is hour-aligned whenever hours are used.
+   */
+  private async baseCandles(
+    pair: Pair,
+    from: number,
+    before: number | undefined,
+    memory: readonly ScaledCandle[],
+  ): Promise<ScaledCandle[]> {
+    const now = this.ctx.clock.now();
+    const memoryStart = Math.min(memory[0]?.time ?? now, now, before ?? now);
+    const minutesFrom = Math.max(from, bucketStart(memoryStart, 60));
+    const db = this.ctx.db.kysely;
+    const [hours, storedMinutes] = await Promise.all([
+      minutesFrom > from ? candlesIn(db, pair.id, 60, { from, before: minutesFrom }) : [],
+      candlesIn(db, pair.id, 1, { from: minutesFrom, ...(before === undefined ? {} : { before }) }),
+    ]);
+    const inMemory = memory.filter((c) => c.time >= minutesFrom && (before === undefined || c.time < before));
+    return [...hours, ...mergeByTime(storedMinutes, inMemory)];
+  }
+
+  /**
+   * Closed candles of `tf` minutes from `since` (inclusive: the client's copy of that candle may
+   * have been still forming) up to the current one: at most a day of minutes, or MAX_GAP_FILL_CANDLES.
+   */
+  async closedCandlesSince(pair: Pair, since: number, tf = 1): Promise<Candle[]> {
+    if (tf === 1) {
+      const nowMinute = bucketStart(this.ctx.clock.now(), 1);
+      const from = Math.max(bucketStart(since, 1), nowMinute - MAX_GAP_FILL * MINUTE_MS);
+      if (from >= nowMinute) return [];
+      const stored = await candlesIn(this.ctx.db.kysely, pair.id, 1, { from, before: nowMinute });
+      const memory = this.candles.candles(pair.symbol).filter((c) => c.time >= from && c.time < nowMinute);
+      return mergeByTime(stored, memory).map(toChartCandle);
+    }
+    const current = bucketStart(this.ctx.clock.now(), tf);
+    const from = bucketStart(since, tf);
+    if (from >= current) return [];
+    const closed = await this.candlesOf(pair, tf, { before: current, limit: MAX_GAP_FILL_CANDLES });
+    return closed.filter((c) => c.time >= from).map(toChartCandle);
   }
 
   /** The live one-minute candle of a pair, if it ticked this minute. */
   liveCandle(pair: Pair): Candle | undefined {
     const live = this.candles.liveCandle(pair.symbol);
     return live ? toChartCandle(live) : undefined;
+  }
+
+  /** Reads what the live candle of `tf` minutes needs from the database (on subscribe, never per tick). */
+  prepareFormingCandle(pair: Pair, tf: number): Promise<void> {
+    return tf === 1 ? Promise.resolve() : this.forming.prepare(pair, tf);
+  }
+
+  /** The live candle of `tf` minutes from memory (after `prepareFormingCandle`), if its bucket has a price. */
+  formingCandle(pair: Pair, tf: number): Candle | undefined {
+    if (tf === 1) return this.liveCandle(pair);
+    const candle = this.forming.candle(pair, tf);
+    return candle ? toChartCandle(candle) : undefined;
+  }
+
+  /**
+   * The one candle of `tf` minutes built from what is stored and in memory for [from, before)
+   * (the closed part of a forming candle, forming.ts), or undefined when no minute has a price.
+   */
+  private async aggregateOf(pair: Pair, tf: number, from: number, before: number): Promise<ScaledCandle | undefined> {
+    const base = await this.baseCandles(pair, from, before, this.candles.candles(pair.symbol));
+    return aggregateCandles(base, tf).find((c) => c.time === from);
   }
 }
