@@ -4,6 +4,8 @@ import { useSession, useTrader } from '../auth/SessionProvider';
 import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
 import { useAcademyMe } from '../features/academy/api';
 import { academyLinks } from '../features/academy/links';
+import { AlertWatch } from '../features/alerts/AlertWatch';
+import { HotkeysHelp } from '../features/tools/HotkeysHelp';
 import { ConnectionIndicator } from '../realtime/ConnectionStatus';
 import './layout.css';
 
@@ -13,6 +15,7 @@ const NAV_LINKS = [
   { to: '/orders', label: 'Orders', end: false },
   { to: '/news', label: 'News', end: false },
   { to: '/performance', label: 'Performance', end: false },
+  { to: '/alerts', label: 'Alerts', end: false },
 ] as const;
 
 /** The frame of every signed-in screen: header with navigation, status and the trader; then the page. */
@@ -95,6 +98,9 @@ export function AppLayout() {
       <main id="main" className="app-main" tabIndex={-1}>
         <Outlet />
       </main>
+      {/* On every page: the alerts that fired while the trader was away, and the `?` shortcuts help. */}
+      <AlertWatch userId={trader.id} />
+      <HotkeysHelp />
     </div>
   );
 }

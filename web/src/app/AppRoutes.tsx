@@ -9,6 +9,7 @@ import { LeaderboardPage } from '../features/academy/LeaderboardPage';
 import { StudentPage } from '../features/academy/StudentPage';
 import { useMustChangePassword } from '../features/account/api';
 import { ChangePasswordPage, ForcedPasswordChange } from '../features/account/ChangePasswordPage';
+import { AlertsPage } from '../features/alerts/AlertsPage';
 import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { NewsPage } from '../features/news/NewsPage';
 import { OrdersPage } from '../features/orders/OrdersPage';
@@ -94,6 +95,7 @@ export function AppRoutes() {
         <Route path="orders" element={<OrdersPage />} />
         <Route path="news" element={<NewsPage />} />
         <Route path="performance" element={<PerformancePage />} />
+        <Route path="alerts" element={<AlertsPage />} />
         <Route path="academy" element={<AcademyPage />} />
         <Route path="academy/cohorts/:cohortId" element={<CohortPage />} />
         <Route path="academy/students/:studentId" element={<StudentPage />} />

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api';
 import { Button, Card, Field, Input, Select } from '../../components';
 import { useNotices } from '../../notices/NoticeProvider';
+import { RiskSizeHelper } from '../tools/RiskSizeHelper';
 import { digitsLookup } from './format';
 import { LOT_STEP, lotHint, lotSizeProblem, pairLotBounds, parseLots } from './lotRules';
 import { SideToggle } from './SideToggle';
@@ -31,7 +32,8 @@ export interface MarketOrderFormProps {
  * button is disabled until they make a sendable order and reads Placing Order... while the
  * order is on its way; on success the form resets, the fill shows in a notice and the data
  * reloads. A failure goes to the page's banner, and a rejection's notice is not shown too.
- * Beside them, the order ticket (docs/screens.md#order-ticket).
+ * Beside them, the Risk % helper (docs/screens.md#risk-helper) and the order ticket
+ * (docs/screens.md#order-ticket).
  */
 export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
   const [pairId, setPairId] = useState('');
@@ -109,6 +111,13 @@ export function MarketOrderForm({ pairs, onError }: MarketOrderFormProps) {
             required
           />
         </Field>
+        <RiskSizeHelper
+          symbol={pair?.symbol}
+          side={side}
+          stopLossPips={ticket.evaluation.stopLoss?.pips.toNumber() ?? null}
+          onLots={setLotsText}
+          disabled={placing}
+        />
         <OrderTicketFields ticket={ticket} disabled={placing} />
         <Button type="submit" variant={side === 'BUY' ? 'buy' : 'sell'} block disabled={!canSubmit} busy={placing}>
           {placing ? 'Placing Order...' : 'Place Order'}

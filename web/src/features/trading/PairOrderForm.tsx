@@ -9,6 +9,8 @@ import type { FormEvent } from 'react';
 import { ApiError, errorMessage } from '../../api';
 import { Button, Card, Field, Input, Num } from '../../components';
 import { type NoticeInput, useNotices } from '../../notices/NoticeProvider';
+import { RiskSizeHelper } from '../tools/RiskSizeHelper';
+import { TicketHotkeys } from '../tools/TicketHotkeys';
 import { digitsLookup, formatUsd, ORDER_TYPE_LABELS } from './format';
 import { LOT_STEP, type LotBounds, lotHint, lotSizeProblem, parseLots } from './lotRules';
 import { ORDER_FORM_TEXT } from './MarketOrderForm';
@@ -71,7 +73,8 @@ export interface PairOrderFormProps {
  * The pair page's Place Order form (docs/screens.md#order-forms): BUY/SELL (BUY first), Lot Size bounded by
  * the free margin, and the Estimated Margin Required, computed by the same contract
  * function the server uses for the order's `margin_required`. Beside them, the order ticket
- * (docs/screens.md#order-ticket): order type, prices, time in force, protection, the account after.
+ * (docs/screens.md#order-ticket): order type, prices, time in force, protection, the account after;
+ * the Risk % helper (docs/screens.md#risk-helper), and the B and S keys.
  */
 export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps) {
   const notices = useNotices();
@@ -122,6 +125,13 @@ export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps)
             required
           />
         </Field>
+        <RiskSizeHelper
+          symbol={pair.symbol}
+          side={side}
+          stopLossPips={ticket.evaluation.stopLoss?.pips.toNumber() ?? null}
+          onLots={setLotsText}
+          disabled={placing}
+        />
         <dl className="order-form__figures">
           <div>
             <dt>Estimated Margin Required</dt>
@@ -143,6 +153,8 @@ export function PairOrderForm({ pair, account, pairs, mid }: PairOrderFormProps)
             : `${side === 'BUY' ? 'Buy' : 'Sell'}${pending ? ` ${ORDER_TYPE_LABELS[ticket.state.orderType]}` : ''} ${pair.symbol}`}
         </Button>
       </form>
+      {/* B and S trade at this form's lot size (docs/charting.md#one-click-trading-and-hotkeys). */}
+      <TicketHotkeys symbol={pair.symbol} lots={lots !== null && lots > 0 ? lots : null} problem={problem} />
     </Card>
   );
 }

@@ -18,6 +18,7 @@ import {
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { api, type QueryValue } from '../../api';
+import { reloadAlerts } from '../alerts/alertsApi';
 
 /** Query keys of the trading screens; everything under ['trading'] is the trader's money. */
 export const tradingKeys = {
@@ -189,6 +190,10 @@ export function applyTradingMessage(queryClient: QueryClient, message: TradingSe
       if (order.status !== 'FILLED') void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
       return;
     }
+    case 'alert_update':
+      // A fired or expired alert leaves the Active list and joins its own (docs/charting.md#alerts).
+      void reloadAlerts(queryClient);
+      return;
     default:
       return;
   }

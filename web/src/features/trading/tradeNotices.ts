@@ -7,6 +7,7 @@ import {
 } from '@pipdesk/contract';
 import { ApiError } from '../../api';
 import type { NoticeInput } from '../../notices/NoticeProvider';
+import { alertNotice } from '../alerts/alertText';
 import { formatLots, formatQuote } from './format';
 
 // docs/screens.md#notices: what each order event and margin call says, wherever the trader is.
@@ -122,6 +123,8 @@ export function tradingMessageNotice(message: TradingServerMessage, digits: (sym
       return orderNotice(message.data.order, digits);
     case 'margin_call':
       return { tone: 'warning', title: 'Margin call', text: message.data.message };
+    case 'alert_update':
+      return alertNotice(message.data.alert, digits);
     default:
       return null;
   }

@@ -25,10 +25,11 @@ export function usePlaceOrder({ onPlaced, onFailed }: PlaceOrderHandlers) {
   const [lotsText, setLotsText] = useState(LOT_DEFAULT);
   const [placing, setPlacing] = useState(false);
 
-  async function placeOrder(symbol: string, quantity: number, extras?: TicketExtras): Promise<void> {
+  /** `orderSide` trades without the form's toggle (the chart's SELL/BUY buttons, the B and S keys). */
+  async function placeOrder(symbol: string, quantity: number, extras?: TicketExtras, orderSide: OrderSide = side): Promise<void> {
     setPlacing(true);
     try {
-      const answer = await sendTicketOrder(symbol, side, quantity, extras);
+      const answer = await sendTicketOrder(symbol, orderSide, quantity, extras);
       setSide('BUY');
       setLotsText(LOT_DEFAULT);
       onPlaced?.(answer);

@@ -1,0 +1,45 @@
+import type { OrderSide, PlatformDataDto } from '@pipdesk/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError, errorMessage } from '../../api';
+import { useNotices } from '../../notices/NoticeProvider';
+import { digitsLookup } from '../trading/format';
+import { ORDER_FORM_TEXT } from '../trading/MarketOrderForm';
+import { tradingKeys } from '../trading/queries';
+import { orderNotice, orderNoticeKey, rejectedOrderOf } from '../trading/tradeNotices';
+import { usePlaceOrder } from '../trading/usePlaceOrder';
+
+/**
+ * A market order without the ticket (the chart's one-click buttons, the B and S keys): sent by
+ * the forms' own placement (its Idempotency-Key, the reload after), its fill or refusal in a
+ * notice as the pair page words them (docs/screens.md#notices).
+ */
+export function useQuickOrder() {
+  const notices = useNotices();
+  const queryClient = useQueryClient();
+  const { placing, placeOrder } = usePlaceOrder({
+    onPlaced: (answer) => {
+      const pairs = queryClient.getQueryData<PlatformDataDto>(tradingKeys.platformData)?.fx_pairs;
+      const notice = orderNotice(answer.order, digitsLookup(pairs));
+      if (notice) notices.notify(notice);
+    },
+    // The pair page's words (docs/screens.md#error-texts); its failureNotice is not imported, as
+    // the pair page's form imports these tools (an import circle).
+    onFailed: (err) => {
+      const rejected = rejectedOrderOf(err);
+      const message = errorMessage(err, ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected);
+      notices.notify(
+        {
+          ...(rejected ? { key: orderNoticeKey(rejected) } : {}),
+          tone: 'error',
+          text: err instanceof ApiError ? `Error: ${message}` : `Error placing order: ${message}`,
+        },
+        { replace: true },
+      );
+    },
+  });
+  return {
+    placing,
+    /** Buys or sells `lots` of `symbol` at the market now. */
+    trade: (symbol: string, side: OrderSide, lots: number) => placeOrder(symbol, lots, undefined, side),
+  };
+}
