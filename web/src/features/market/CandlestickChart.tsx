@@ -10,9 +10,9 @@ import {
   type PriceFormatBuiltIn,
   type UTCTimestamp,
 } from 'lightweight-charts';
-import { type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
+import { type ReactNode, type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
 import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
-import { toChartBar } from './candles';
+import { liveTail, toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
 
 interface ChartColors extends ThemeColors {
@@ -77,19 +77,6 @@ function volumeBar(candle: Candle, colors: { up: string; down: string }) {
   };
 }
 
-/**
- * The candles to `update` when `next` only changed the newest candle or added one after it
- * (the live minute), else null: the series must be given everything again (`setData`).
- */
-function liveTail(shown: readonly Candle[], next: readonly Candle[]): Candle[] | null {
-  if (shown.length === 0 || next.length < shown.length || next.length > shown.length + 1) return null;
-  for (let i = 0; i < shown.length - 1; i++) if (shown[i] !== next[i]) return null;
-  const lastShown = shown.at(-1);
-  const lastKept = next[shown.length - 1];
-  if (!lastShown || !lastKept || lastKept.time !== lastShown.time) return null;
-  return next.slice(shown.length - 1);
-}
-
 /** A line's colour: stop loss in the falling colour, take profit in the rising one, orders in the accent. */
 function lineColor(tone: LineTone, colors: ChartColors): string {
   switch (tone) {
@@ -152,12 +139,28 @@ export interface CandlestickChartProps {
   digits: number;
   /** What the candles show (pair and range): a new view is fitted to the width; the same view keeps the trader's zoom. */
   view: string;
+  /** A new view shows this many of the newest candles instead of all (older ones are scrolled back to). */
+  initialCandles?: number;
   /** Horizontal lines (entry, protection, pending orders) at the prices to show (docs/screens.md#chart-lines). */
   lines?: readonly ChartLine[];
   /** A movable line was dragged and let go at `price` (the pair's digits). */
   onLineDrop?: (line: ChartLine, price: number) => void;
   /** A movable line's handle was pressed and let go without moving. */
   onLineOpen?: (line: ChartLine) => void;
+  /**
+   * The chart was drawn (its chart, candle series and container), or is gone (null): what the
+   * chart tools (indicators, history loading, drawings) work with (web/src/features/chart/).
+   */
+  onChart?: (drawn: DrawnChart | null) => void;
+  /** Laid over the chart (pointer events pass through to the chart unless a child takes them). */
+  children?: ReactNode;
+}
+
+/** What a drawn chart hands its owner. */
+export interface DrawnChart {
+  chart: IChartApi;
+  series: ISeriesApi<'Candlestick'>;
+  container: HTMLElement;
 }
 
 interface Drawn {
@@ -193,7 +196,17 @@ const NO_LINES: readonly ChartLine[] = [];
  * handle over the chart that the pointer can drag: the line follows the pointer at the pair's
  * digits and, let go, is reported with `onLineDrop`; the owner confirms and moves it for good.
  */
-export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLineDrop, onLineOpen }: CandlestickChartProps) {
+export function CandlestickChart({
+  candles,
+  digits,
+  view,
+  initialCandles,
+  lines = NO_LINES,
+  onLineDrop,
+  onLineOpen,
+  onChart,
+  children,
+}: CandlestickChartProps) {
   const containerRef = useRef<HTMLDivElement>(null);
   const drawnRef = useRef<Drawn | null>(null);
   const shownRef = useRef<{ candles: readonly Candle[]; view: string } | null>(null);
@@ -203,8 +216,8 @@ export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLi
   linesRef.current = lines;
   const dragRef = useRef<Drag | null>(null);
   const handlesRef = useRef(new Map<string, HTMLElement>());
-  const callbacksRef = useRef({ onLineDrop, onLineOpen });
-  callbacksRef.current = { onLineDrop, onLineOpen };
+  const callbacksRef = useRef({ onLineDrop, onLineOpen, onChart });
+  callbacksRef.current = { onLineDrop, onLineOpen, onChart };
   const movable = lines.filter((l) => l.target !== null);
   const interactive = movable.length > 0;
 
@@ -253,7 +266,9 @@ export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLi
     });
     drawnRef.current = mounted.drawn;
     drawLinesRef.current();
+    callbacksRef.current.onChart?.({ chart: mounted.drawn.chart, series: mounted.drawn.series, container });
     return () => {
+      callbacksRef.current.onChart?.(null);
       mounted.remove();
       drawnRef.current = null;
       shownRef.current = null;
@@ -344,10 +359,14 @@ export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLi
     } else {
       drawn.series.setData(candles.map(bar));
       drawn.volume.setData(candles.map((c) => volumeBar(c, drawn.volumeColors)));
-      if (!shown || shown.view !== view || shown.candles.length === 0) drawn.chart.timeScale().fitContent();
+      if (!shown || shown.view !== view || shown.candles.length === 0) {
+        if (initialCandles && candles.length > initialCandles)
+          drawn.chart.timeScale().setVisibleLogicalRange({ from: candles.length - initialCandles, to: candles.length + 2 });
+        else drawn.chart.timeScale().fitContent();
+      }
     }
     shownRef.current = { candles, view };
-  }, [candles, view]);
+  }, [candles, view, initialCandles]);
 
   return (
     <div className="candlestick-chart">
@@ -371,6 +390,7 @@ export function CandlestickChart({ candles, digits, view, lines = NO_LINES, onLi
           ))}
         </div>
       )}
+      {children && <div className="candlestick-chart__overlay">{children}</div>}
     </div>
   );
 }

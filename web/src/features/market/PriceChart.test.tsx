@@ -12,7 +12,12 @@ import { chartRangesAsked, EURUSD, FakeSocket, type MarketFixture, minuteCandles
 const lwc = vi.hoisted(() => {
   const series = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
   const volume = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
-  const timeScale = { fitContent: vi.fn() };
+  const timeScale = {
+    fitContent: vi.fn(),
+    setVisibleLogicalRange: vi.fn(),
+    subscribeVisibleLogicalRangeChange: vi.fn(),
+    unsubscribeVisibleLogicalRangeChange: vi.fn(),
+  };
   const priceScale = { applyOptions: vi.fn() };
   const chart = {
     addSeries: vi.fn((definition: { type: string }) => (definition.type === 'Histogram' ? volume : series)),
@@ -20,6 +25,11 @@ const lwc = vi.hoisted(() => {
     remove: vi.fn(),
     timeScale: () => timeScale,
     priceScale: vi.fn(() => priceScale),
+    subscribeCrosshairMove: vi.fn(),
+    unsubscribeCrosshairMove: vi.fn(),
+    removeSeries: vi.fn(),
+    panes: () => [],
+    removePane: vi.fn(),
   };
   return { series, volume, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
 });
@@ -27,6 +37,7 @@ vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
   HistogramSeries: { type: 'Histogram' },
+  LineSeries: { type: 'Line' },
   ColorType: { Solid: 'solid' },
   CrosshairMode: { Normal: 0 },
 }));

@@ -5,18 +5,25 @@ import {
   DEFAULT_CHART_RANGE,
   type FxPair,
   formatPrice,
+  type Indicator,
   type OrderDto,
   type PositionDto,
+  type Timeframe,
 } from '@pipdesk/contract';
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { type CSSProperties, lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Alert, Card, LoadState, Num, RangeButtons } from '../../components';
+import { IndicatorsControl } from '../chart/indicators/IndicatorsControl';
+import { isOverlay } from '../chart/indicators/labels';
+import { useEditableLayout } from '../chart/layout';
+import { TIMEFRAME_INITIAL_CANDLES, TimeframeButtons, useTimeframeHotkeys } from '../chart/timeframes';
+import { useTimeframeCandles } from '../chart/useTimeframeCandles';
 import { mergeMinuteCandle } from './candles';
 import { ChartLinesList, chartLines, type LineChangeResult, LineDialog, useLineEdits } from './chart-lines';
 import type { PriceStream } from './priceStream';
 import { useChartData } from './queries';
 
-// The charting library is a third of the app's code: only the pair page loads it, when it first draws.
-const CandlestickChart = lazy(() => import('./CandlestickChart').then((m) => ({ default: m.CandlestickChart })));
+// The charting and indicator libraries are most of the app's code: only a chart loads them, when it first draws.
+const ChartView = lazy(() => import('../chart/ChartView').then((m) => ({ default: m.ChartView })));
 
 /** The range buttons of docs/screens.md#pair-page, in order. */
 export const CHART_RANGE_BUTTONS: ReadonlyArray<{ range: ChartRange; label: string }> = [
@@ -82,6 +89,10 @@ export interface PriceChartProps {
 }
 
 const NONE: readonly never[] = [];
+const NO_INDICATORS: readonly Indicator[] = [];
+
+/** Pressed by no range button: the chart shows a timeframe. */
+const NO_RANGE = '';
 
 /**
  * The newest candle's close and tick volume, over the chart's top left corner: the figures the
@@ -103,20 +114,40 @@ function ChartLegend({ candle, digits }: { candle: Candle | undefined; digits: n
 
 /**
  * The Price Chart card (docs/screens.md#pair-page): range buttons 1H, 24H, 1W, 1M (default 1h) over a
- * candlestick chart; "No chart data available" when a range has no candles. The trader's position
- * and pending orders in the pair show as labelled lines, movable by drag or from the list under
- * the chart after a confirmation (docs/screens.md#chart-lines).
+ * candlestick chart; "No chart data available" when a range has no candles. Beside them, the
+ * timeframes M1 … D1 (DESIGN §18; keys 1–7): choosing one shows that timeframe's candles, older
+ * ones loading as the trader scrolls back, live from the price socket; choosing a range goes back
+ * to the spec's chart. The trader's indicators are those of the chart layout's first panel
+ * (docs/decisions.md). The trader's position and pending orders in the pair show as labelled
+ * lines, movable by drag or from the list under the chart after a confirmation
+ * (docs/screens.md#chart-lines).
  *
- * The chart box carries what it shows for tests and tools: `data-range`, `data-candles`
- * (how many) and `data-candle-times` (their open times in epoch ms, comma-separated).
+ * The chart box carries what it shows for tests and tools: `data-range` (or `data-timeframe`),
+ * `data-candles` (how many) and `data-candle-times` (their open times in epoch ms, comma-separated).
  */
 export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NONE, onLineChanged }: PriceChartProps) {
   const [range, setRange] = useState<ChartRange>(DEFAULT_CHART_RANGE);
-  const chart = useChartData(pair.symbol, range);
-  const live = range === LIVE_CHART_RANGE;
-  const candles = useLiveCandles(chart.data, stream, live, CHART_RANGES[range].count);
+  const [timeframe, setTimeframe] = useState<Timeframe | null>(null);
+  // First: it subscribes the socket to the timeframe shown, before the range's live candles ask for the spec's '1m'.
+  const history = useTimeframeCandles(pair.symbol, timeframe, stream);
+  const rangeChart = useChartData(pair.symbol, range, { enabled: timeframe === null });
+  const live = range === LIVE_CHART_RANGE && timeframe === null;
+  const rangeCandles = useLiveCandles(rangeChart.data, stream, live, CHART_RANGES[range].count);
+  const candles = timeframe ? history.candles : rangeCandles;
+  const loaded = timeframe ? !history.isPending && !history.isError : rangeChart.data !== undefined;
   const lines = useMemo(() => chartLines(pair.symbol, positions, pendingOrders), [pair.symbol, positions, pendingOrders]);
   const edits = useLineEdits(lines, pair.digits, onLineChanged);
+  const layout = useEditableLayout();
+  const indicators = layout.layout?.charts[0]?.indicators ?? NO_INDICATORS;
+  const panes = indicators.filter((i) => !isOverlay(i)).length;
+  useTimeframeHotkeys(setTimeframe);
+
+  const chooseRange = (next: ChartRange) => {
+    setTimeframe(null);
+    setRange(next);
+  };
+  const changeIndicators = (next: Indicator[]) =>
+    layout.update((l) => ({ ...l, charts: l.charts.map((c, i) => (i === 0 ? { ...c, indicators: next } : c)) }));
 
   return (
     <Card
@@ -125,27 +156,41 @@ export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NON
       title="Price Chart"
       flush
       actions={
-        <RangeButtons
-          legend="Chart range"
-          className="range-buttons"
-          ranges={CHART_RANGE_BUTTONS}
-          value={range}
-          onChange={setRange}
-        />
+        <div className="chart-toolbar">
+          <RangeButtons<ChartRange | typeof NO_RANGE>
+            legend="Chart range"
+            className="range-buttons"
+            ranges={CHART_RANGE_BUTTONS}
+            value={timeframe ? NO_RANGE : range}
+            onChange={(r) => {
+              if (r !== NO_RANGE) chooseRange(r);
+            }}
+          />
+          <TimeframeButtons value={timeframe} onChange={setTimeframe} />
+          <IndicatorsControl indicators={indicators} onChange={changeIndicators} />
+        </div>
       }
     >
       <div
         className="price-chart"
         data-testid="price-chart"
-        data-range={range}
-        data-candles={chart.data ? candles.length : undefined}
-        data-candle-times={chart.data ? candles.map((c) => c.time).join(',') : undefined}
+        data-range={timeframe ? undefined : range}
+        data-timeframe={timeframe ?? undefined}
+        data-candles={loaded ? candles.length : undefined}
+        data-candle-times={loaded ? candles.map((c) => c.time).join(',') : undefined}
+        data-panes={panes > 0 ? panes : undefined}
+        style={panes > 0 ? ({ '--chart-panes': panes } as CSSProperties) : undefined}
       >
         <Suspense fallback={null}>
-          <CandlestickChart
+          <ChartView
             candles={candles}
             digits={pair.digits}
-            view={`${pair.symbol}:${range}`}
+            view={`${pair.symbol}:${timeframe ?? range}`}
+            symbol={pair.symbol}
+            timeframe={timeframe}
+            indicators={indicators}
+            initialCandles={timeframe ? TIMEFRAME_INITIAL_CANDLES : undefined}
+            onNearStart={timeframe ? history.loadOlder : undefined}
             lines={edits.shown}
             onLineDrop={edits.dropped}
             onLineOpen={edits.open}
@@ -154,10 +199,10 @@ export function PriceChart({ pair, stream, positions = NONE, pendingOrders = NON
         <ChartLegend candle={candles.at(-1)} digits={pair.digits} />
         <LoadState
           className="price-chart__state"
-          loading={chart.isPending}
+          loading={timeframe ? history.isPending : rangeChart.isPending}
           loadingText="Loading chart..."
-          error={chart.isError ? 'Failed to load chart data' : null}
-          onRetry={() => void chart.refetch()}
+          error={(timeframe ? history.isError : rangeChart.isError) ? 'Failed to load chart data' : null}
+          onRetry={() => (timeframe ? history.refetch() : void rangeChart.refetch())}
           empty={candles.length === 0 ? NO_CHART_DATA_TEXT : null}
         />
       </div>

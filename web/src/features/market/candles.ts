@@ -16,7 +16,16 @@ export function minuteOf(time: number): number {
  * order. Returns the same array when nothing changed, so React skips the render.
  */
 export function mergeMinuteCandle(candles: readonly Candle[], update: Candle, keep: number): readonly Candle[] {
-  const candle = update.time === minuteOf(update.time) ? update : { ...update, time: minuteOf(update.time) };
+  return mergeCandle(candles, update, keep, MINUTE_MS);
+}
+
+/**
+ * `mergeMinuteCandle` for candles of `periodMs` (a chart timeframe, DESIGN §18): the update's
+ * time is put at the start of its period (UTC multiples, so d1 opens at 00:00 UTC).
+ */
+export function mergeCandle(candles: readonly Candle[], update: Candle, keep: number, periodMs: number): readonly Candle[] {
+  const start = Math.floor(update.time / periodMs) * periodMs;
+  const candle = update.time === start ? update : { ...update, time: start };
   const last = candles.at(-1);
   if (!last || candle.time > last.time) return [...candles, candle].slice(-keep);
   if (candle.time === last.time) return sameCandle(last, candle) ? candles : [...candles.slice(0, -1), candle];
@@ -30,6 +39,19 @@ export function mergeMinuteCandle(candles: readonly Candle[], update: Candle, ke
     return [...candles.slice(0, index), candle, ...candles.slice(index + 1)];
   }
   return [...candles.slice(0, index), candle, ...candles.slice(index)].slice(-keep);
+}
+
+/**
+ * The candles to `update` when `next` only changed the newest candle or added one after it
+ * (the live candle), else null: whatever is drawn from them must be given everything again.
+ */
+export function liveTail(shown: readonly Candle[], next: readonly Candle[]): Candle[] | null {
+  if (shown.length === 0 || next.length < shown.length || next.length > shown.length + 1) return null;
+  for (let i = 0; i < shown.length - 1; i++) if (shown[i] !== next[i]) return null;
+  const lastShown = shown.at(-1);
+  const lastKept = next[shown.length - 1];
+  if (!lastShown || !lastKept || lastKept.time !== lastShown.time) return null;
+  return next.slice(shown.length - 1);
 }
 
 function sameCandle(a: Candle, b: Candle): boolean {

@@ -1,4 +1,11 @@
-import { type Candle, PRICE_SOCKET_TIMEFRAME, type PriceUpdate, pricesClientCodec, pricesServerCodec } from '@pipdesk/contract';
+import {
+  type Candle,
+  PRICE_SOCKET_TIMEFRAME,
+  type PriceUpdate,
+  pricesClientCodec,
+  pricesServerCodec,
+  type SocketTimeframe,
+} from '@pipdesk/contract';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 
 /** docs/screens.md#live-data-and-polling: the pair page's price connection comes back 3 s after an unexpected close. */
@@ -46,6 +53,7 @@ export class PriceStream {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
   private lastChartTime: number | null = null;
+  private timeframe: SocketTimeframe = PRICE_SOCKET_TIMEFRAME;
   private state: PriceStreamState = { status: 'stopped', price: null, feedConnected: null, lastError: null };
   private readonly listeners = new Set<() => void>();
   private readonly candleListeners = new Set<(candle: Candle) => void>();
@@ -83,7 +91,10 @@ export class PriceStream {
     return () => this.listeners.delete(listener);
   };
 
-  /** Called with every `chart_update` candle of this pair (the live minute, and any missed closed ones). */
+  /**
+   * Called with every `chart_update` candle of this pair in the timeframe subscribed now (the live
+   * candle, and any missed closed ones); candles of a timeframe left behind are dropped.
+   */
   onChartUpdate(listener: (candle: Candle) => void): () => void {
     this.candleListeners.add(listener);
     return () => this.candleListeners.delete(listener);
@@ -94,6 +105,37 @@ export class PriceStream {
     this.lastChartTime = time;
   }
 
+  /** The subscribed timeframe's socket name: the spec's '1m' and m1 are the same candles. */
+  getTimeframe(): SocketTimeframe {
+    return this.timeframe;
+  }
+
+  /**
+   * Switches the candles `chart_update` carries to `timeframe` (DESIGN §18). The newest candle time
+   * belongs to the old timeframe, so it is forgotten until the chart hands the new one. An open
+   * socket unsubscribes and subscribes again: the server then starts the new timeframe's live candle.
+   */
+  setTimeframe(timeframe: SocketTimeframe): void {
+    if (sameTimeframe(timeframe, this.timeframe)) return;
+    this.timeframe = timeframe;
+    this.lastChartTime = null;
+    const socket = this.socket;
+    if (socket && socket.readyState === OPEN) {
+      socket.send(pricesClientCodec.encode('unsubscribe_prices', { symbol: this.symbol }));
+      this.sendSubscribe(socket);
+    }
+  }
+
+  private sendSubscribe(socket: WebSocket): void {
+    socket.send(
+      pricesClientCodec.encode('subscribe_prices', {
+        symbol: this.symbol,
+        timeframe: this.timeframe,
+        last_chart_time: this.lastChartTime,
+      }),
+    );
+  }
+
   private connect(): void {
     this.reconnectTimer = null;
     const socket = new WebSocket(this.url ?? priceSocketUrl());
@@ -101,13 +143,7 @@ export class PriceStream {
     this.update({ status: 'connecting' });
     socket.onopen = () => {
       if (socket !== this.socket) return;
-      socket.send(
-        pricesClientCodec.encode('subscribe_prices', {
-          symbol: this.symbol,
-          timeframe: PRICE_SOCKET_TIMEFRAME,
-          last_chart_time: this.lastChartTime,
-        }),
-      );
+      this.sendSubscribe(socket);
       this.update({ status: 'live' });
     };
     socket.onmessage = (event: MessageEvent) => {
@@ -139,7 +175,8 @@ export class PriceStream {
         }
         return;
       case 'chart_update':
-        if (message.symbol.toUpperCase() === this.symbol) for (const listener of this.candleListeners) listener(message.candle);
+        if (message.symbol.toUpperCase() === this.symbol && sameTimeframe(message.timeframe, this.timeframe))
+          for (const listener of this.candleListeners) listener(message.candle);
         return;
       case 'external_feed_connected':
         this.update({ feedConnected: true });
@@ -168,6 +205,12 @@ export class PriceStream {
     this.state = next;
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/** The spec's '1m' is the chart's m1. */
+function sameTimeframe(a: SocketTimeframe, b: SocketTimeframe): boolean {
+  const minute = (t: SocketTimeframe) => (t === PRICE_SOCKET_TIMEFRAME ? 'm1' : t);
+  return minute(a) === minute(b);
 }
 
 /**

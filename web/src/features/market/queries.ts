@@ -6,6 +6,7 @@ import {
   type PairSnapshot,
   type Price,
   pairSnapshotSchema,
+  type Timeframe,
 } from '@pipdesk/contract';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
@@ -18,6 +19,9 @@ export const marketKeys = {
   pair: (symbol: string) => ['market', 'pair', symbol.toUpperCase()] as const,
   pairPrice: (symbol: string) => ['market', 'pair', symbol.toUpperCase(), 'price'] as const,
   chart: (symbol: string, range: ChartRange) => ['market', 'pair', symbol.toUpperCase(), 'chart', range] as const,
+  /** A timeframe's candles, page by page as the trader scrolls back. */
+  timeframeChart: (symbol: string, timeframe: Timeframe) =>
+    ['market', 'pair', symbol.toUpperCase(), 'chart-timeframe', timeframe] as const,
 };
 
 /** A pair in a call's path: the catalogue's upper case. */
@@ -81,10 +85,24 @@ export function usePairPrice(symbol: string, { enabled = true }: { enabled?: boo
 }
 
 /** A range's candles; no polling: the 1h chart is kept live by the price socket, the others are not live (docs/screens.md#pair-page). */
-export function useChartData(symbol: string, range: ChartRange) {
+export function useChartData(symbol: string, range: ChartRange, { enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: marketKeys.chart(symbol, range),
     queryFn: ({ signal }) => fetchChartData(symbol, range, signal),
     staleTime: 30_000,
+    enabled,
   });
+}
+
+/**
+ * GET trading/pair/{symbol}/chart-data/?timeframe=…&limit=…[&before=…] (DESIGN §18): up to
+ * `limit` candles of the timeframe, oldest first; with `before`, only candles that open before it.
+ */
+export function fetchTimeframeCandles(
+  symbol: string,
+  timeframe: Timeframe,
+  { before, limit }: { before?: number; limit: number },
+  signal?: AbortSignal,
+): Promise<Candle[]> {
+  return api.call(ops.chartData, { params: pairParams(symbol), query: { timeframe, limit, before } }, { signal });
 }

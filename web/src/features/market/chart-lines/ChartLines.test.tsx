@@ -43,7 +43,17 @@ const lwc = vi.hoisted(() => {
     addSeries: vi.fn((definition: { type: string }) => (definition.type === 'Histogram' ? volume : series)),
     applyOptions: vi.fn(),
     remove: vi.fn(),
-    timeScale: () => ({ fitContent: vi.fn() }),
+    timeScale: () => ({
+      fitContent: vi.fn(),
+      setVisibleLogicalRange: vi.fn(),
+      subscribeVisibleLogicalRangeChange: vi.fn(),
+      unsubscribeVisibleLogicalRangeChange: vi.fn(),
+    }),
+    subscribeCrosshairMove: vi.fn(),
+    unsubscribeCrosshairMove: vi.fn(),
+    removeSeries: vi.fn(),
+    panes: () => [],
+    removePane: vi.fn(),
     priceScale: () => priceScale,
   };
   /** The drawn price lines by their label, each at the price it shows now. */
@@ -55,6 +65,7 @@ vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
   HistogramSeries: { type: 'Histogram' },
+  LineSeries: { type: 'Line' },
   ColorType: { Solid: 'solid' },
   CrosshairMode: { Normal: 0 },
 }));

@@ -1,0 +1,206 @@
+// The chart of the pair page and of each Charts page panel: candles (CandlestickChart), the
+// trader's indicators with their legend, older history on scrolling back, and the layers other
+// tools draw over it (ChartApiContext). Loaded lazily: it brings lightweight-charts and trading-signals.
+import type { Candle, Indicator, Timeframe } from '@pipdesk/contract';
+import type { LogicalRange, MouseEventParams } from 'lightweight-charts';
+import { type ReactNode, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { themeChartColors } from '../../components/chart';
+import { CandlestickChart, type DrawnChart } from '../market/CandlestickChart';
+import { liveTail } from '../market/candles';
+import type { ChartLine } from '../market/chart-lines/lines';
+import { ChartApiContext } from './ChartContext';
+import { ChartLayers } from './ChartLayers';
+import { legendText } from './indicators/labels';
+import { type IndicatorPlot, replacePlots } from './indicators/plots';
+import './chart.css';
+
+/** Scrolled to within this many candles of the oldest one, the owner is asked for older ones. */
+const NEAR_START_CANDLES = 10;
+
+export interface ChartViewProps {
+  /** Oldest first; times in epoch ms. */
+  candles: readonly Candle[];
+  digits: number;
+  /** What the candles show: a new view is fitted to the width (or to `initialCandles`). */
+  view: string;
+  symbol: string;
+  /** The timeframe shown, or null for the spec's ranges. */
+  timeframe: Timeframe | null;
+  indicators: readonly Indicator[];
+  /** A new view shows this many of the newest candles (the rest is scrolled back to); all when absent. */
+  initialCandles?: number;
+  /** The trader scrolled back near the oldest candle: load older ones (the owner ignores repeats). */
+  onNearStart?: () => void;
+  lines?: readonly ChartLine[];
+  onLineDrop?: (line: ChartLine, price: number) => void;
+  onLineOpen?: (line: ChartLine) => void;
+  /** More layers over the chart, beside ChartLayers' (drawings, trade tools): they read it with useChartApi(). */
+  children?: ReactNode;
+}
+
+/** The legend's figures: the values under the crosshair, else the newest; re-read when `version` moves. */
+class LegendStore {
+  version = 0;
+  hovered: Map<IndicatorPlot, number[] | null> | null = null;
+  private readonly listeners = new Set<() => void>();
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+  getVersion = () => this.version;
+  changed() {
+    this.version++;
+    for (const l of this.listeners) l();
+  }
+}
+
+/** The value each of a plot's series has at the crosshair's time (null when one has none there). */
+function valuesAt(plot: IndicatorPlot, param: MouseEventParams): number[] | null {
+  const values: number[] = [];
+  for (const s of plot.series) {
+    const point = param.seriesData.get(s);
+    if (!point || !('value' in point)) return null;
+    values.push(point.value);
+  }
+  return values;
+}
+
+function IndicatorLegend({
+  store,
+  plots,
+  digits,
+}: {
+  store: LegendStore;
+  plots: () => readonly IndicatorPlot[];
+  digits: number;
+}) {
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  const shown = plots();
+  if (shown.length === 0) return null;
+  return (
+    <ul className="indicator-legend" data-testid="indicator-legend" aria-label="Indicator values">
+      {shown.map((plot, i) => {
+        const values = store.hovered ? (store.hovered.get(plot) ?? null) : plot.latest;
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the same indicator may be listed twice; the order is the identity
+          <li key={i} className="indicator-legend__item">
+            <span className="indicator-legend__swatch" style={{ background: plot.color }} aria-hidden="true" />
+            {legendText(plot.indicator, values, digits)}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/**
+ * A candlestick chart with the trader's indicators (docs/charting.md#indicators). ChartLayers and
+ * `children` are laid over it inside ChartApiContext. The chart box says what it draws for tests:
+ * `data-indicators` (how many) and `data-panes` (oscillator panes under the price pane).
+ */
+export function ChartView({
+  candles,
+  digits,
+  view,
+  symbol,
+  timeframe,
+  indicators,
+  initialCandles,
+  onNearStart,
+  lines,
+  onLineDrop,
+  onLineOpen,
+  children,
+}: ChartViewProps) {
+  const [drawn, setDrawn] = useState<DrawnChart | null>(null);
+  const plotsRef = useRef<{ chart: DrawnChart['chart']; plots: IndicatorPlot[]; candles: readonly Candle[] } | null>(null);
+  const crosshairRef = useRef<number | null>(null);
+  const store = useMemo(() => new LegendStore(), []);
+  const nearStartRef = useRef(onNearStart);
+  nearStartRef.current = onNearStart;
+  const candlesRef = useRef(candles);
+  candlesRef.current = candles;
+  // A new list with the same indicators (a save's answer, a re-render) keeps the plots.
+  const indicatorsKey = JSON.stringify(indicators);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the key stands for the list; candles are read through their ref
+  useEffect(() => {
+    if (!drawn) {
+      plotsRef.current = null;
+      return;
+    }
+    const colors = themeChartColors((token) => ({ up: token('--profit', '#35c47c'), down: token('--loss', '#ff6b6b') }));
+    const old = plotsRef.current?.chart === drawn.chart ? plotsRef.current.plots : [];
+    const plots = replacePlots(drawn.chart, old, indicators, colors, digits);
+    for (const plot of plots) plot.setAll(candlesRef.current);
+    plotsRef.current = { chart: drawn.chart, plots, candles: candlesRef.current };
+    store.changed();
+  }, [drawn, indicatorsKey, digits, store]);
+
+  // The live candle moves each indicator one step; anything else (older history, a gap filled) recomputes.
+  useEffect(() => {
+    const current = plotsRef.current;
+    if (!current || current.candles === candles) return;
+    const tail = liveTail(current.candles, candles);
+    for (const plot of current.plots) {
+      if (tail) plot.push(tail);
+      else plot.setAll(candles);
+    }
+    current.candles = candles;
+    store.changed();
+  }, [candles, store]);
+
+  useEffect(() => {
+    if (!drawn) return;
+    const onMove = (param: MouseEventParams) => {
+      crosshairRef.current = param.point && (param.paneIndex ?? 0) === 0 ? drawn.series.coordinateToPrice(param.point.y) : null;
+      const plots = plotsRef.current?.plots ?? [];
+      store.hovered = param.time === undefined ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
+      if (plots.length > 0) store.changed();
+    };
+    drawn.chart.subscribeCrosshairMove(onMove);
+    const timeScale = drawn.chart.timeScale();
+    const onRange = (range: LogicalRange | null) => {
+      if (range && candlesRef.current.length > 0 && range.from < NEAR_START_CANDLES) nearStartRef.current?.();
+    };
+    timeScale.subscribeVisibleLogicalRangeChange(onRange);
+    return () => {
+      drawn.chart.unsubscribeCrosshairMove(onMove);
+      timeScale.unsubscribeVisibleLogicalRangeChange(onRange);
+    };
+  }, [drawn, store]);
+
+  const api = useMemo(
+    () =>
+      drawn && {
+        chart: drawn.chart,
+        series: drawn.series,
+        container: drawn.container,
+        symbol,
+        timeframe,
+        crosshairPrice: () => crosshairRef.current,
+      },
+    [drawn, symbol, timeframe],
+  );
+
+  return (
+    <div className="chart-view" data-indicators={indicators.length}>
+      <CandlestickChart
+        candles={candles}
+        digits={digits}
+        view={view}
+        initialCandles={initialCandles}
+        lines={lines}
+        onLineDrop={onLineDrop}
+        onLineOpen={onLineOpen}
+        onChart={setDrawn}
+      >
+        <ChartApiContext.Provider value={api}>
+          <ChartLayers />
+          {children}
+        </ChartApiContext.Provider>
+      </CandlestickChart>
+      <IndicatorLegend store={store} plots={() => plotsRef.current?.plots ?? []} digits={digits} />
+    </div>
+  );
+}
