@@ -84,7 +84,12 @@ describe('price alert calls', () => {
       triggered_price: null,
       created_at: new Date(clock.now()).toISOString(),
     });
-    const second = await create(trader, { symbol: 'USDJPY', condition: 'ask_below', price: 140.125, expires_at: '2026-02-01T00:00:00Z' });
+    const second = await create(trader, {
+      symbol: 'USDJPY',
+      condition: 'ask_below',
+      price: 140.125,
+      expires_at: '2026-02-01T00:00:00Z',
+    });
     expect(second.expires_at).toBe('2026-02-01T00:00:00.000Z');
     expect((await list(trader)).map((a) => a.id)).toEqual([second.id, first.id]);
     expect(await list(trader, 'triggered')).toEqual([]);
@@ -92,7 +97,11 @@ describe('price alert calls', () => {
 
   it('refuses what orders refuse: too many decimals, an unknown pair, an expiry in the past', async () => {
     const trader = await insertSignedInTrader(t);
-    const tooFine = await call(trader, 'POST', '/api/trading/alerts/', { symbol: 'EURUSD', condition: 'bid_above', price: 1.123456 });
+    const tooFine = await call(trader, 'POST', '/api/trading/alerts/', {
+      symbol: 'EURUSD',
+      condition: 'bid_above',
+      price: 1.123456,
+    });
     expect(tooFine.statusCode).toBe(400);
     expect(tooFine.json()).toMatchObject({ code: 'VALIDATION_ERROR', error: 'price: must have at most 5 decimals' });
     const jpy = await call(trader, 'POST', '/api/trading/alerts/', { symbol: 'USDJPY', condition: 'bid_above', price: 150.1234 });
@@ -115,7 +124,10 @@ describe('price alert calls', () => {
     const trader = await insertSignedInTrader(t);
     const other = await insertSignedInTrader(t);
     const a = await create(trader, { symbol: 'EURUSD', condition: 'bid_above', price: 1.2, note: 'x' });
-    for (const [method, payload] of [['PATCH', { price: 1.3 }], ['DELETE', undefined]] as const) {
+    for (const [method, payload] of [
+      ['PATCH', { price: 1.3 }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await call(other, method, `/api/trading/alerts/${a.id}/`, payload);
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('ALERT_NOT_FOUND');

@@ -87,7 +87,7 @@ export class AlertEvaluator {
     await this.loading;
   }
 
-  /** Stops acting and lets the write under way finish (what is queued is fired again by the next leader). */
+  /** Stops following ticks and the bus, and writes what already fired or expired (the next leader fires the rest on its ticks). */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
