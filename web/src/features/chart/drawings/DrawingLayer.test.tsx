@@ -226,13 +226,13 @@ describe('DrawingLayer', () => {
   it('shows the server’s message when the pair already has 500 drawings (409)', async () => {
     server.script(LIST, ok([]), {
       status: 409,
-      body: { success: false, code: 'LIMIT_REACHED', error: 'At most 500 drawings on EURUSD' },
+      body: { success: false, code: 'LIMIT_REACHED', error: 'You already keep 500 drawings on EURUSD: delete some to add more' },
     });
     renderLayer();
     await screen.findByRole('button', { name: 'Drawings' });
     await userEvent.click(screen.getByRole('button', { name: 'Horizontal line' }));
     clickChart(100, 100);
-    expect(await screen.findByRole('alert')).toHaveTextContent('At most 500 drawings on EURUSD');
+    expect(await screen.findByRole('alert')).toHaveTextContent('You already keep 500 drawings on EURUSD: delete some to add more');
   });
 
   it('selects a drawing clicked near and deletes it with the Delete key', async () => {
