@@ -41,7 +41,7 @@ export function DrawingToolbar({
   listId,
 }: DrawingToolbarProps) {
   return (
-    <div className="drawing-toolbar" role="toolbar" aria-label="Drawing tools" aria-orientation="vertical">
+    <div className="drawing-toolbar" role="toolbar" aria-label="Drawing tools">
       {DRAWING_KINDS.map((kind) => (
         <button
           key={kind}
