@@ -469,6 +469,18 @@ describe('every documented call answers as documented', () => {
     expect(
       (await call('positionSize', { headers, query: { symbol: 'EURUSD', risk_pct: '0', stop_pips: '20' } })).statusCode,
     ).toBe(400);
+    // Price alerts (docs/charting.md#alerts); far from the market, so none fires.
+    const priceAlert = await call('createAlert', { headers, payload: { symbol: 'EURUSD', condition: 'bid_above', price: 1.5 } });
+    expect(priceAlert.statusCode).toBe(201);
+    const alertUrl = `/api/trading/alerts/${priceAlert.json().data.alert.id}/`;
+    expect(
+      (await call('createAlert', { headers, payload: { symbol: 'XAUUSD', condition: 'bid_above', price: 1 } })).statusCode,
+    ).toBe(404);
+    expect((await call('listAlerts', { headers, query: { status: 'ACTIVE' } })).json().data).toHaveLength(1);
+    expect((await call('updateAlert', { url: alertUrl, headers, payload: { note: 'Breakout' } })).statusCode).toBe(200);
+    expect((await call('updateAlert', { url: alertUrl, headers, payload: { price: 1.123456 } })).statusCode).toBe(400);
+    expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(200);
+    expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(404);
 
     // The academy's cohorts, instructors and members, and the password change (docs/academy.md).
     const admin = await signedInWithRole(t, 'admin');
