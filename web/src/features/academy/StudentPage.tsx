@@ -21,6 +21,7 @@ import {
   SideBadge,
 } from '../trading';
 import '../trading/trading.css';
+import { StudentDrawingsCard } from '../chart/drawings/StudentDrawingsCard';
 import { academyKeys, fetchStudent, fetchStudentOrders, fetchStudentPerformance, resetStudent } from './api';
 import { StudentJournal } from './StudentJournal';
 import './academy.css';
@@ -68,6 +69,7 @@ export function StudentPage() {
           <StudentOrders studentId={studentId} digits={digits} />
           <StudentPerformance studentId={studentId} />
           <StudentJournal studentId={studentId} digits={digits} />
+          <StudentDrawingsCard studentId={studentId} pairs={data?.fx_pairs ?? []} />
         </>
       )}
     </Page>

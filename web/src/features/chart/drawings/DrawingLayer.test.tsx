@@ -232,7 +232,9 @@ describe('DrawingLayer', () => {
     await screen.findByRole('button', { name: 'Drawings' });
     await userEvent.click(screen.getByRole('button', { name: 'Horizontal line' }));
     clickChart(100, 100);
-    expect(await screen.findByRole('alert')).toHaveTextContent('You already keep 500 drawings on EURUSD: delete some to add more');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'You already keep 500 drawings on EURUSD: delete some to add more',
+    );
   });
 
   it('selects a drawing clicked near and deletes it with the Delete key', async () => {
