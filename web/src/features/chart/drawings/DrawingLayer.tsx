@@ -50,6 +50,8 @@ interface Grab {
   part: Part;
   points: readonly DrawingPoint[];
   projection: ChartProjection;
+  /** Where the drag has taken the points so far (read on release: the state may not have rendered yet). */
+  dragged: DrawingPoint[] | null;
 }
 
 const NO_DRAWINGS: readonly Drawing[] = [];
@@ -164,14 +166,16 @@ export function DrawingLayer({ readOnly = false, studentId }: DrawingLayerProps)
         return null;
       }
       setSelectedId(d.id);
-      grab.current = { id: d.id, kind: d.kind, part: hit.part, points: d.points, projection: proj };
+      grab.current = { id: d.id, kind: d.kind, part: hit.part, points: d.points, projection: proj, dragged: null };
       return 'drag';
     },
     drag(p, from) {
       const g = grab.current;
       if (!g) return;
       const points = dragPoints(g.kind, g.points, g.part, p.x - from.x, p.y - from.y, g.projection.toPx, g.projection.fromPx);
-      if (points) setMoved({ id: g.id, points, droppedOver: null });
+      if (!points) return;
+      g.dragged = points;
+      setMoved({ id: g.id, points, droppedOver: null });
     },
     release(mode, p, from, wasMoved) {
       if (mode === 'place') {
@@ -182,9 +186,9 @@ export function DrawingLayer({ readOnly = false, studentId }: DrawingLayerProps)
       }
       const g = grab.current;
       grab.current = null;
-      if (!g || !wasMoved || !moved || moved.id !== g.id) return;
-      setMoved({ ...moved, droppedOver: data });
-      edits.move(g.id, moved.points);
+      if (!g?.dragged || !wasMoved) return;
+      setMoved({ id: g.id, points: g.dragged, droppedOver: data });
+      edits.move(g.id, g.dragged);
     },
     hover(p) {
       if (!tool) return;
