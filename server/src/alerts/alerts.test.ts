@@ -5,6 +5,7 @@ import { ManualClock } from '../core/clock.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
+import { expireAlerts, fireAlerts } from './repo.js';
 
 // The calls and the firing of docs/charting.md#alerts on one node, on a scripted market and a
 // manual clock. EURUSD rests at 1.08500 / 1.08520; each test moves it and puts it back.
@@ -153,8 +154,16 @@ describe('price alert calls', () => {
   it(`keeps at most ${MAX_ACTIVE_ALERTS} ACTIVE per trader (409 beyond); a deleted one frees its place`, async () => {
     const trader = await insertSignedInTrader(t);
     const ids: number[] = [];
-    for (let i = 0; i < MAX_ACTIVE_ALERTS; i++)
+    for (let i = 0; i < MAX_ACTIVE_ALERTS - 3; i++)
       ids.push((await create(trader, { symbol: 'GBPUSD', condition: 'bid_above', price: 2 + i / 1e4 })).id);
+    // Six creates at once for the last three places: exactly three win, whatever the race.
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(trader, 'POST', '/api/trading/alerts/', { symbol: 'GBPUSD', condition: 'bid_above', price: 2.5 }),
+      ),
+    );
+    expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    expect(await list(trader, 'ACTIVE')).toHaveLength(MAX_ACTIVE_ALERTS);
     const over = await call(trader, 'POST', '/api/trading/alerts/', { symbol: 'GBPUSD', condition: 'bid_above', price: 3 });
     expect(over.statusCode).toBe(409);
     expect(over.json().code).toBe('LIMIT_REACHED');
@@ -226,6 +235,31 @@ describe('price alerts firing', () => {
     await vi.waitFor(() => expect(socket.alertUpdates()).toEqual([expired]));
     socket.ws.close();
     rest();
+  });
+});
+
+describe('the guarded writes of fires and expiries', () => {
+  it('records a fire once: a retry or a second node changes nothing; a fire a change overtook is not recorded', async () => {
+    const trader = await insertSignedInTrader(t);
+    const a = await create(trader, { symbol: 'AUDUSD', condition: 'bid_above', price: 0.7 });
+    const b = await create(trader, { symbol: 'AUDUSD', condition: 'bid_above', price: 0.7 });
+    // A PATCH moved b above the tick before the fire's write.
+    await call(trader, 'PATCH', `/api/trading/alerts/${b.id}/`, { price: 0.72 });
+    const group = { ids: [a.id, b.id], condition: 'bid_above' as const, priceE10: 7_100_000_000, at: clock.now() };
+    expect((await fireAlerts(t.ctx.db, [group])).map((r) => r.id)).toEqual([a.id]);
+    expect(await fireAlerts(t.ctx.db, [group])).toEqual([]);
+    expect((await find(trader, a.id)).triggered_price).toBe(0.71);
+    expect((await find(trader, b.id)).status).toBe('ACTIVE');
+    // Nor is an expiry that a PATCH moved later, nor one of a fired alert.
+    const c = await create(trader, {
+      symbol: 'AUDUSD',
+      condition: 'bid_below',
+      price: 0.6,
+      expires_at: new Date(clock.now() + 10_000).toISOString(),
+    });
+    expect(await expireAlerts(t.ctx.db, [a.id, c.id], clock.now() + 5_000)).toEqual([]);
+    await call(trader, 'DELETE', `/api/trading/alerts/${b.id}/`);
+    await call(trader, 'DELETE', `/api/trading/alerts/${c.id}/`);
   });
 });
 
