@@ -1,17 +1,9 @@
 import { type ChartLayout, type ChartSettings, chartSettingsSchema, DEFAULT_CHART_LAYOUT, ops } from '@pipdesk/contract';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
-
-/**
- * The query key of GET trading/chart-layout/, shared by the Charts page (the layout and its
- * indicators) and the trader's tools (the settings): one copy of the layout in the cache, so a
- * save of either keeps the other's part.
- */
-export const chartLayoutKey = ['charts', 'layout'] as const;
-
-export function fetchChartLayout(signal?: AbortSignal): Promise<ChartLayout> {
-  return api.call(ops.getChartLayout, {}, { signal });
-}
+// The Charts page's cache entry of the layout: one copy of it, so a save of the settings keeps
+// its charts and indicators, and theirs keeps the settings.
+import { chartLayoutKey, fetchChartLayout } from '../chart/layout';
 
 /** The layout in the cache, fetched when it is not there yet (the B/S keys read the one-click setting only when pressed). */
 export function ensureChartLayout(queryClient: QueryClient): Promise<ChartLayout> {
