@@ -205,7 +205,10 @@ describe('/ws/prices/', () => {
       [{ symbol: 'EURUSD' }, /missing "type"/],
       [{ type: 'buy_everything' }, /^Unknown message type: buy_everything/],
       [{ type: 'subscribe_prices' }, /^Invalid subscribe_prices: symbol/],
-      [{ type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '5m' }, /^Invalid subscribe_prices: timeframe must be one of 1m, m1, m5/],
+      [
+        { type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '5m' },
+        /^Invalid subscribe_prices: timeframe must be one of 1m, m1, m5/,
+      ],
       [
         { type: 'subscribe_prices', symbol: 'EURUSD', last_chart_time: 'yesterday' },
         /^Invalid subscribe_prices: last_chart_time/,

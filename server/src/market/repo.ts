@@ -61,7 +61,13 @@ export async function oldestCandleTime(db: Conn, pairId: number, timeframe: numb
 }
 
 /** Deletes the candles of one timeframe with `from ≤ time < before`; returns how many. */
-export async function deleteCandlesIn(db: Conn, pairId: number, timeframe: number, from: number, before: number): Promise<number> {
+export async function deleteCandlesIn(
+  db: Conn,
+  pairId: number,
+  timeframe: number,
+  from: number,
+  before: number,
+): Promise<number> {
   const result = await db
     .deleteFrom('market_candles')
     .where('pair_id', '=', pairId)

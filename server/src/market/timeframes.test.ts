@@ -35,7 +35,14 @@ function readRaw(symbol: string): RawBar[] {
     .slice(1)
     .map((line) => {
       const [dtime, , open, high, low, close, , , count] = line.split(',');
-      return { dtime: dtime!, open: Number(open), high: Number(high), low: Number(low), close: Number(close), count: Number(count) };
+      return {
+        dtime: dtime!,
+        open: Number(open),
+        high: Number(high),
+        low: Number(low),
+        close: Number(close),
+        count: Number(count),
+      };
     })
     .filter((r) => r.open > 0 && r.high > 0 && r.low > 0 && r.close > 0)
     .map((r) => ({ ...r, high: Math.max(r.high, r.open, r.close), low: Math.min(r.low, r.open, r.close) }));
@@ -68,7 +75,13 @@ function reference(rows: readonly RawBar[], tf: number) {
   });
 }
 
-const decimals = (c: ScaledCandle) => ({ ...c, open: fromScaled(c.open), high: fromScaled(c.high), low: fromScaled(c.low), close: fromScaled(c.close) });
+const decimals = (c: ScaledCandle) => ({
+  ...c,
+  open: fromScaled(c.open),
+  high: fromScaled(c.high),
+  low: fromScaled(c.low),
+  close: fromScaled(c.close),
+});
 
 const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCAD', 'EURJPY', 'EURCHF'] as const;
 
@@ -189,11 +202,13 @@ describe('history backfill: a year of hours, then minutes', () => {
     const to = Date.UTC(2026, 2, 10, 14, 38);
     const from = Date.UTC(2026, 2, 8, 14);
     const hourlyFrom = Date.UTC(2025, 2, 9);
-    const rows = [...generateHistory({ pairs, from, to, hourlyFrom, seed: 7, replay: loadReplayData(), usePairSeries: false })].flat();
+    const rows = [
+      ...generateHistory({ pairs, from, to, hourlyFrom, seed: 7, replay: loadReplayData(), usePairSeries: false }),
+    ].flat();
     const of = (tf: number) => rows.filter((r) => r.pairId === 1 && r.timeframe === tf);
     const hours = of(60);
     expect(hours[0]!.time).toBe(hourlyFrom);
-    hours.forEach((h, i) => i > 0 && expect(h.time - hours[i - 1]!.time).toBe(60 * MINUTE_MS));
+    for (let i = 1; i < hours.length; i++) expect(hours[i]!.time - hours[i - 1]!.time).toBe(60 * MINUTE_MS);
     expect(hours.at(-1)!.time).toBe(Date.UTC(2026, 2, 10, 14));
     const ms = of(1);
     expect(ms[0]!.time).toBe(from);
