@@ -5,6 +5,7 @@ import { ManualClock } from '../core/clock.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
 import { signedInTrader } from '../test/traders.js';
 import { aggregateCandles, bucketStart, MINUTE_MS } from './candles.js';
+import { marketMigrations } from './migrations.js';
 import { ScriptedPriceSource } from './sources/scripted.js';
 
 type Headers = Record<string, string>;
@@ -138,6 +139,18 @@ describe('chart-data with a timeframe over a fresh year of history', () => {
     const spec = await candles(t, headers, `range=1w&limit=5&before=${NOW - 30 * DAY}`);
     expect(spec).toHaveLength(168);
     expect(spec.at(-1)!.time).toBe(bucketStart(NOW, 60));
+  });
+
+  it('builds m5, m30 and d1 for a database from before them (migration 0032), the same as the backfill did', async () => {
+    const queries = ['timeframe=m5&limit=1000', 'timeframe=m30&limit=1000', 'timeframe=d1&limit=1000'];
+    const before = await Promise.all(queries.map((q) => candles(t, headers, q)));
+    const db = t.ctx.db.kysely;
+    await db.deleteFrom('market_candles').where('timeframe', 'in', [5, 30, 1440]).execute();
+    expect((await candles(t, headers, 'timeframe=d1&limit=1000')).length).toBe(1);
+    await marketMigrations(t.ctx.db.kind)['0032_market_timeframes']!.up(db);
+    const after = await Promise.all(queries.map((q) => candles(t, headers, q)));
+    // The simulator keeps ticking into the forming candles.
+    for (const [i, list] of after.entries()) expect(list.slice(0, -1)).toEqual(before[i]!.slice(0, -1));
   });
 });
 

@@ -44,5 +44,46 @@ export function marketMigrations(kind: DbKind): Record<string, Migration> {
         await db.schema.dropTable('fx_pairs').execute();
       },
     },
+    '0032_market_timeframes': {
+      // A database from before the m5, m30 and d1 timeframes gets them from what it holds (m5 and
+      // m30 from its minutes, d1 from its 4h candles), once; a new database has nothing to build.
+      // biome-ignore lint/suspicious/noExplicitAny: see 0003_market
+      async up(db: Kysely<any>) {
+        for (const [timeframe, source] of [
+          [5, 1],
+          [30, 1],
+          [1440, 240],
+        ] as const) {
+          await aggregateInSql(db, timeframe, source);
+        }
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see 0003_market
+      async down(db: Kysely<any>) {
+        await db.deleteFrom('market_candles').where('timeframe', 'in', [5, 30, 1440]).execute();
+      },
+    },
   };
+}
+
+/**
+ * Builds the candles of `timeframe` minutes from the stored ones of `source` minutes: first open
+ * and last close by row_number over each bucket, highest high, lowest low, summed volume.
+ * Existing candles are kept. (`where true`: SQLite needs a WHERE before an upsert's ON CONFLICT.)
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see 0003_market
+async function aggregateInSql(db: Kysely<any>, timeframe: number, source: number): Promise<void> {
+  const size = timeframe * 60_000;
+  await sql`insert into market_candles (pair_id, timeframe, time, open, high, low, close, volume)
+    select pair_id, ${sql.lit(timeframe)}, bucket,
+      max(case when first_rank = 1 then open end), max(high), min(low),
+      max(case when last_rank = 1 then close end), sum(volume)
+    from (
+      select pair_id, open, high, low, close, volume, time - (time % ${sql.lit(size)}) as bucket,
+        row_number() over (partition by pair_id, time - (time % ${sql.lit(size)}) order by time) as first_rank,
+        row_number() over (partition by pair_id, time - (time % ${sql.lit(size)}) order by time desc) as last_rank
+      from market_candles where timeframe = ${sql.lit(source)}
+    ) pieces
+    where true
+    group by pair_id, bucket
+    on conflict (pair_id, timeframe, time) do nothing`.execute(db);
 }
