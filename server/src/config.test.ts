@@ -41,6 +41,22 @@ describe('configuration (README.md#configuration)', () => {
     expect(redis.message).not.toContain('r3dis-pw');
   });
 
+  it('reads the chart history settings: days of one-minute candles, and of hourly ones (a year by default)', () => {
+    const dflt = loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(40) });
+    expect(dflt).toMatchObject({ chartHistoryDays: 31, chartHourlyHistoryDays: 366 });
+    const set = loadConfig({
+      DATA_DIR: dataDir(),
+      JWT_SECRET: 'x'.repeat(40),
+      CHART_HISTORY_DAYS: '7',
+      CHART_HOURLY_HISTORY_DAYS: '730',
+    });
+    expect(set).toMatchObject({ chartHistoryDays: 7, chartHourlyHistoryDays: 730 });
+    for (const bad of ['-1', '1.5', 'year', '3661']) {
+      expect(configError({ CHART_HOURLY_HISTORY_DAYS: bad }).variable).toBe('CHART_HOURLY_HISTORY_DAYS');
+    }
+    expect(configError({ CHART_HISTORY_DAYS: '401' }).variable).toBe('CHART_HISTORY_DAYS');
+  });
+
   it('rejects NEWS_FEEDS entries that are not http(s) URLs, without printing their keys', () => {
     const bad = configError({ NEWS_FEEDS: 'https://ok.example/rss?key=abc123, feeds.example/rss' });
     expect(bad.variable).toBe('NEWS_FEEDS');
