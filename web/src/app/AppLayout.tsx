@@ -15,6 +15,8 @@ const NAV_LINKS = [
   { to: '/orders', label: 'Orders', end: false },
   { to: '/news', label: 'News', end: false },
   { to: '/performance', label: 'Performance', end: false },
+  // Beside the spec's links, as Performance is (docs/screens.md#charts-page).
+  { to: '/charts', label: 'Charts', end: false },
   { to: '/alerts', label: 'Alerts', end: false },
 ] as const;
 

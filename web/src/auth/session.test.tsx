@@ -64,7 +64,8 @@ describe('session (docs/screens.md#sign-in-and-session)', () => {
       expect(screen.getByText('Loading trading platform...')).toBeInTheDocument();
       answerMe();
       expect(await screen.findByText('Demo Trader')).toBeInTheDocument();
-      expect(screen.getByRole('heading', { name: 'Order History' })).toBeInTheDocument();
+      // The screen itself loads with its route (code splitting): a moment after the header.
+      expect(await screen.findByRole('heading', { name: 'Order History' })).toBeInTheDocument();
       expect(server.callsTo(REFRESH)).toHaveLength(0);
     });
 

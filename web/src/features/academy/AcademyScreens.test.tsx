@@ -76,20 +76,24 @@ function readBlob(blob: Blob | undefined): Promise<string> {
 describe('the header links (docs/screens.md#academy)', () => {
   it('adds Academy after the spec links for an instructor', async () => {
     renderApp('/');
-    await waitFor(() => expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Academy']));
+    await waitFor(() =>
+      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Academy']),
+    );
     expect(screen.getByRole('link', { name: 'Change password' })).toHaveAttribute('href', '/account/password');
   });
 
   it('adds Leaderboard for a trader in a cohort, and nothing for one in none', async () => {
     me = makeMe({ role: 'trader', cohort_id: 7 });
     const view = renderApp('/');
-    await waitFor(() => expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Leaderboard']));
+    await waitFor(() =>
+      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Leaderboard']),
+    );
     view.unmount();
     me = makeMe({ role: 'trader', cohort_id: null });
     renderApp('/');
     await screen.findByText('Demo Trader');
     await waitFor(() => expect(server.callsTo(`${A}/me/`).length).toBe(2));
-    expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance']);
+    expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts']);
   });
 });
 

@@ -2,8 +2,11 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Button, Card, Page, Spinner } from '../../components';
-import { PairsGrid } from '../market';
-import { TradingNewsPanel } from '../news';
+// Straight from their modules, not the features' entry points: those also name the pair page's
+// parts, which would then load with the dashboard (docs/decisions.md, code splitting).
+import '../market/market.css';
+import { PairsGrid } from '../market/PairsGrid';
+import { TradingNewsPanel } from '../news/TradingNewsPanel';
 import {
   AccountCards,
   digitsLookup,
