@@ -13,6 +13,7 @@ import { generateHistory } from './history.js';
 import { fromScaled } from './quotes.js';
 import type { BarSeries } from './replay-data.js';
 import {
+  analyzeCandles,
   bulkInsertCandles,
   type CandleRow,
   candlesIn,
@@ -177,6 +178,7 @@ export class CandleStore {
       }
       await storing;
     });
+    await analyzeCandles(this.ctx.db.kysely, this.ctx.db.kind);
     return written;
   }
 }
