@@ -41,7 +41,7 @@ export function useEditableLayout(): EditableLayout {
     staleTime: 5 * 60_000,
   });
   const save = useMutation({ mutationFn: saveChartLayout });
-  const pending = useRef<ChartLayout | null>(null);
+  const pending = useRef(false);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const saveRef = useRef(save.mutate);
   saveRef.current = save.mutate;
@@ -49,10 +49,12 @@ export function useEditableLayout(): EditableLayout {
   const flush = useCallback(() => {
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = null;
-    const layout = pending.current;
-    pending.current = null;
+    if (!pending.current) return;
+    pending.current = false;
+    // The cache as it is now: a settings change saved meanwhile (one-click) is kept, not overwritten.
+    const layout = queryClient.getQueryData<ChartLayout>(chartLayoutKey);
     if (layout) saveRef.current(layout);
-  }, []);
+  }, [queryClient]);
 
   useEffect(() => flush, [flush]);
 
@@ -63,7 +65,7 @@ export function useEditableLayout(): EditableLayout {
       // The controls only make layouts the contract accepts; anything else stays unsaved rather than refused.
       if (!parsed.success) return;
       queryClient.setQueryData(chartLayoutKey, parsed.data);
-      pending.current = parsed.data;
+      pending.current = true;
       if (timer.current !== null) clearTimeout(timer.current);
       timer.current = setTimeout(flush, LAYOUT_SAVE_DELAY_MS);
     },

@@ -33,6 +33,8 @@ const lwc = vi.hoisted(() => {
   };
   return { series, volume, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
 });
+// The drawings and trade tools over the chart have tests of their own.
+vi.mock('../chart/ChartLayers', () => ({ ChartLayers: () => null }));
 vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },

@@ -61,6 +61,8 @@ const lwc = vi.hoisted(() => {
   const yOf = (price: number) => (TOP - price) / PER_PIXEL;
   return { series, chart, priceLines, shown, yOf, createChart: vi.fn(() => chart) };
 });
+// The drawings and trade tools over the chart have tests of their own.
+vi.mock('../../chart/ChartLayers', () => ({ ChartLayers: () => null }));
 vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
