@@ -1,6 +1,6 @@
 import { TIMEFRAMES, type Timeframe } from '@pipdesk/contract';
-import { useEffect, useRef } from 'react';
 import { RangeButtons } from '../../components';
+import { useHotkeys } from '../tools/hotkeys';
 import './chart.css';
 
 /** The timeframe buttons, in the contract's order (keys 1–7 choose them in this order). */
@@ -36,32 +36,15 @@ export function TimeframeButtons({ value, onChange }: TimeframeButtonsProps) {
   );
 }
 
-/** A key press the trader is typing (a text field, a list, an editable region), not a shortcut. */
-function typing(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT') return true;
-  if (target.tagName !== 'INPUT') return false;
-  return !['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color'].includes((target as HTMLInputElement).type);
-}
+/** Keys 1–7 in the order of TIMEFRAMES: '1' is M1, '7' is D1. */
+const TIMEFRAME_KEYS = TIMEFRAMES.map((_, i) => String(i + 1));
 
 /**
- * Keys 1–7 choose M1 … D1 (DESIGN §18 hotkeys) while `enabled`, unless focus is in a field, a
- * modal dialog is open around it, or Ctrl, Alt or Meta is held.
+ * Keys 1–7 choose M1 … D1 (DESIGN §18 hotkeys, listed in the `?` help) while `enabled`, with the
+ * app's shortcut rules (features/tools/hotkeys.ts): not while typing in a field, not inside a
+ * modal dialog, not with Ctrl, Alt or Meta.
  */
 export function useTimeframeHotkeys(onChoose: (timeframe: Timeframe) => void, enabled = true): void {
-  const choose = useRef(onChoose);
-  choose.current = onChoose;
-  useEffect(() => {
-    if (!enabled) return;
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.repeat || e.ctrlKey || e.altKey || e.metaKey || e.shiftKey) return;
-      if (typing(e.target) || (e.target instanceof Element && e.target.closest('[aria-modal="true"]'))) return;
-      const timeframe = /^[1-7]$/.test(e.key) ? TIMEFRAMES[Number(e.key) - 1] : undefined;
-      if (!timeframe) return;
-      e.preventDefault();
-      choose.current(timeframe);
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [enabled]);
+  const bindings = Object.fromEntries(TIMEFRAME_KEYS.map((key, i) => [key, () => onChoose(TIMEFRAMES[i]!)]));
+  useHotkeys(bindings, enabled);
 }
