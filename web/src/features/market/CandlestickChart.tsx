@@ -269,9 +269,12 @@ export function CandlestickChart({
     callbacksRef.current.onChart?.({ chart: mounted.drawn.chart, series: mounted.drawn.series, container });
     return () => {
       callbacksRef.current.onChart?.(null);
-      mounted.remove();
       drawnRef.current = null;
       shownRef.current = null;
+      // The layers over the chart (drawings, trade tools) let go of it in their own cleanups, which
+      // React runs after this one when the whole chart goes: a primitive detached from a removed
+      // chart asks it to redraw, and its next frame throws "Object is disposed". Remove it after them.
+      queueMicrotask(() => mounted.remove());
     };
   }, []);
 
