@@ -44,8 +44,7 @@ const envSchema = z.object({
   PRICE_SOURCE: z.enum(['simulator', 'replay', 'external']).default('simulator'),
   PRICE_SEED: z.coerce.number().int().default(20260401),
   CHART_HISTORY_DAYS: z.coerce.number().int().min(0).max(400).default(31),
-  // No default here: it depends on NODE_ENV (loadConfig).
-  CHART_HOURLY_HISTORY_DAYS: z.coerce.number().int().min(0).max(3660).optional(),
+  CHART_HOURLY_HISTORY_DAYS: z.coerce.number().int().min(0).max(3660).default(366),
   EXTERNAL_FEED_URL: z.string().url().optional(),
   EXTERNAL_FEED_STALE_MS: positiveInt.default(10_000),
   NEWS_FEEDS: z
@@ -125,7 +124,7 @@ export interface Config {
    * (docs/charting.md#timeframes-and-history); 0 backfills nothing (tests use 0 or 1).
    */
   chartHistoryDays: number;
-  /** Days back a new database gets hourly, 4h and daily candles (at least `chartHistoryDays`); 366, or 0 under NODE_ENV=test. */
+  /** Days back a new database gets hourly, 4h and daily candles (at least `chartHistoryDays`); 366 by default. */
   chartHourlyHistoryDays: number;
   externalFeedUrl: string | undefined;
   externalFeedStaleMs: number;
@@ -234,9 +233,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     priceSource: env.PRICE_SOURCE,
     priceSeed: env.PRICE_SEED,
     chartHistoryDays: env.CHART_HISTORY_DAYS,
-    // A year by default; none by default under NODE_ENV=test, where servers start by the hundred
-    // and a year of hours costs each about 0.6 s of CPU (tests that need it set it).
-    chartHourlyHistoryDays: env.CHART_HOURLY_HISTORY_DAYS ?? (env.NODE_ENV === 'test' ? 0 : 366),
+    chartHourlyHistoryDays: env.CHART_HOURLY_HISTORY_DAYS,
     externalFeedUrl: env.EXTERNAL_FEED_URL,
     externalFeedStaleMs: env.EXTERNAL_FEED_STALE_MS,
     newsFeeds: listOf(env.NEWS_FEEDS),

@@ -85,6 +85,7 @@ export function childServerEnv(
     SEED_DEMO: 'false',
     LOG_LEVEL: 'fatal',
     CHART_HISTORY_DAYS: '0',
+    CHART_HOURLY_HISTORY_DAYS: '0',
     ...UNTHROTTLED_ENV,
     ...(database.pgSchema ? { DATABASE_URL: pgUrlIn(database.pgSchema) } : {}),
     ...extra,

@@ -81,6 +81,9 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}, ov
       LOG_LEVEL: 'silent',
       // A day of history keeps test start-up fast; chart tests that need a month ask for it.
       CHART_HISTORY_DAYS: '1',
+      // No year of hourly history either: test servers start by the hundred and a year of hours
+      // costs each about 0.6 s of CPU; the chart tests that need it ask for it.
+      CHART_HOURLY_HISTORY_DAYS: '0',
       // Test files (and the SQLite and PostgreSQL runs) share one Redis: keep their events apart.
       REDIS_CHANNEL_PREFIX: redisPrefix,
       WEB_DIST: path.join(dataDir, 'no-web'),
