@@ -23,6 +23,7 @@ import { installOverloadGuard } from './http/overload.js';
 import { installRateLimits } from './http/rate-limit.js';
 import { installRequestLog } from './http/request-log.js';
 import { installSecurityHeaders } from './http/security.js';
+import { installShutdownGuard } from './http/shutdown.js';
 import { installSocketRoutesGuard } from './http/socket-routes.js';
 import { createMarketModule, type MarketModule, type PriceSource } from './market/index.js';
 import { createMetrics, instrumentSockets, noMetrics, registerMetricsRoute, startMetricsServer } from './metrics/index.js';
@@ -32,6 +33,9 @@ import { installApiDocs } from './openapi/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
 import { createTradingModule } from './trading/index.js';
+
+/** How long the shutdown waits for admitted requests before it closes the modules (main.ts exits by force at 10 s). */
+const SHUTDOWN_DRAIN_MS = 6_000;
 
 export interface BuildOptions {
   clock?: Clock;
@@ -83,6 +87,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',
+    // The shutdown guard answers requests that arrive while closing, in the envelope with Retry-After.
+    return503OnClosing: false,
     frameworkErrors: answerFrameworkError,
     // Node's parser-level errors (malformed head, 431) in the envelope too (docs/api.md#hostile-input).
     clientErrorHandler: answerClientError,
@@ -125,6 +131,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const serveSpa = existsSync(path.join(webDist, 'index.html'));
   installSecurityHeaders(app);
   installErrorHandler(app, { spaFallback: serveSpa });
+  // Graceful shutdown (docs/operations.md#shutdown): a request after it began is refused 503 with
+  // Retry-After, one admitted is finished before the modules and the database close.
+  const shutdown = installShutdownGuard(app);
   installHostileInputGuard(app);
   installSocketRoutesGuard(app);
   installRequestLog(app, metrics);
@@ -135,16 +144,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     registerMetricsRoute(app, metrics, config.metricsToken);
   // /api/openapi.json and /api/docs/ (docs/api.md#openapi).
   installApiDocs(app);
-  // Graceful shutdown: Node closes only the connections idle when close() starts; a response
-  // finished afterwards says `Connection: close`, so its keep-alive socket cannot hold the exit.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) void reply.header('connection', 'close');
-    return payload;
-  });
   if (serveSpa) {
     await app.register(fastifyStatic, {
       root: webDist,
@@ -217,7 +216,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await trading.start();
   await alerts.start();
 
+  // Runs once the listener is closed and every connection ended (Fastify's own onClose comes first).
   app.addHook('onClose', async () => {
+    // Requests whose client went away hold no connection but may be mid-transaction: they finish
+    // before anything they use stops. Then the writers of the database (alerts, triggers and
+    // stop-outs, equity samples, candles, the leader's lock), then the bus, the database last.
+    const left = await shutdown.drained(SHUTDOWN_DRAIN_MS);
+    if (left > 0) app.log.warn({ requests: left }, 'shutdown: requests still running after the drain bound; closing anyway');
     await alerts.stop();
     await trading.stop();
     await news.stop();

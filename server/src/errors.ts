@@ -115,6 +115,19 @@ export const errors = {
   /** `health/ready/` when a check failed: the failed checks name themselves, the report is in `details`. */
   notReady: (failed: readonly string[], report: unknown) =>
     new AppError(503, 'UNAVAILABLE', `Not ready: ${failed.join(', ')}`, report),
+  /**
+   * This node is stopping (docs/operations.md#shutdown): the request arrived after the shutdown
+   * began and nothing was done; a retry after the wait reaches another node (or this one restarted).
+   */
+  shuttingDown: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'UNAVAILABLE',
+      `The server is shutting down. Try again in ${formatWait(retryAfterSeconds)}.`,
+      { retry_after_seconds: retryAfterSeconds },
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   /** The database could not be reached (docs/operations.md#database-outages); a retry after the wait may succeed. */
   databaseUnavailable: (retryAfterSeconds: number) =>
     new AppError(
