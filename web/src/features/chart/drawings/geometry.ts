@@ -20,7 +20,7 @@ export const KIND_LABELS: Readonly<Record<DrawingKind, string>> = {
   trend: 'Trend line',
   ray: 'Ray',
   rect: 'Rectangle',
-  fib: 'Fibonacci retracement',
+  fib: 'Fib retracement',
   text: 'Text note',
 };
 
