@@ -9,10 +9,10 @@ import type { PositionState } from '../types.js';
 import { AccountReloader } from './account-reload.js';
 import type { Figures } from './book.js';
 import type { TradingConnection } from './connection.js';
+import { encodeMessage } from './messages.js';
 import { LiveNode, type LiveTradingService } from './node.js';
 import { type Pacing, realPacing } from './pacer.js';
 import { defaultSocketOptions, type TradingSocketOptions, TradingSocketServer } from './socket.js';
-import { encodeMessage } from './messages.js';
 import { openPositionDtos, type SendToUser, sendToUser } from './trader-messages.js';
 
 export type { LiveTradingService } from './node.js';
