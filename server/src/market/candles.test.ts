@@ -7,7 +7,7 @@ import { fromScaled, toScaled } from './quotes.js';
 import { parseM1Csv } from './replay-data.js';
 
 /**
- * The real data (the project's byte-identical copy of ../shared/data/market, so the suite runs
+ * The real data (server/data/replay, the project's byte-identical copy of the shipped market data, so the suite runs
  * from any clone location): tests check against data nobody here generated.
  */
 const SHARED_MARKET = path.resolve(import.meta.dirname, '../../data/replay');

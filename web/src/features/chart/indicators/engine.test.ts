@@ -1,5 +1,5 @@
 // The library's values against textbook formulas written here independently, on real candles:
-// 400 hourly EURUSD candles aggregated from /work/shared/data/market/EURUSD.m1.csv.gz (the first
+// 400 hourly EURUSD candles aggregated from server/data/replay/EURUSD.m1.csv.gz (the first
 // 400 hours; open first, close last, high max, low min, ticks summed).
 import type { Candle, Indicator } from '@pipdesk/contract';
 import { describe, expect, it } from 'vitest';
