@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CURRENCIES,
-  currencyFlag,
-  currencyInfo,
-  FLAG_CURRENCIES,
-  formatPrice,
-  PAIR_NICKNAMES,
-  pairName,
-  roundPrice,
-  spreadInPips,
-} from './currencies.js';
+import { CURRENCIES, currencyFlag, currencyInfo, FLAG_CURRENCIES, PAIR_NICKNAMES, pairName } from './currencies.js';
+import { formatPrice, roundPrice, spreadInPips } from './prices.js';
 
 describe('currencies', () => {
   it('knows the flag currencies and an extended list, with unique codes', () => {

@@ -13,6 +13,7 @@ export * from './operations/index.js';
 export * from './order-rules.js';
 export * from './performance.js';
 export * from './position-size.js';
+export * from './prices.js';
 export * from './socket-codec.js';
 export * from './ticket-math.js';
 export * from './trading.js';

@@ -12,10 +12,27 @@ import { performanceOperations } from './performance.js';
 import { tradingOperations } from './trading.js';
 
 export * from './define.js';
+// Each area's map on its own, for a client that should load only the calls it makes: the web imports
+// these (the contract is free of side effects, so a bundle keeps only the areas it names), while `ops`
+// below names every call and so brings every area's schemas (docs/decisions.md, code splitting).
+export {
+  authOperations,
+  chartingOperations,
+  cohortsOperations,
+  consoleOperations,
+  demoOperations,
+  docsOperations,
+  healthOperations,
+  marketOperations,
+  newsOperations,
+  performanceOperations,
+  tradingOperations,
+};
 
 /**
  * Every HTTP call of the API by name (docs/api.md#how-a-call-is-declared): the server registers
- * each one's route, the document describes each one, the web calls them by these names.
+ * each one's route and the document describes each one. The web calls the same entries through
+ * their area's map (`tradingOperations.platformData`), so a screen loads only its areas' schemas.
  */
 export const ops = {
   ...authOperations,

@@ -1,4 +1,11 @@
-import { type CallInput, type OkData, type OperationSpec, ops, pathOf, refreshResponseSchema } from '@pipdesk/contract';
+import {
+  authOperations,
+  type CallInput,
+  type OkData,
+  type OperationSpec,
+  pathOf,
+  refreshResponseSchema,
+} from '@pipdesk/contract';
 import { recordApiCall } from './apiLog';
 import { ApiError, NetworkError, serverMessageOf } from './errors';
 import type { TokenStore } from './tokens';
@@ -106,8 +113,8 @@ export class ApiClient {
   ) {}
 
   /**
-   * A call of the contract's map (docs/api.md#how-a-call-is-declared): `api.call(ops.cancelOrder,
-   * { ids: { id } })`. Its path, method, envelope and answer schema are the entry's; the answer's
+   * A call of the contract's map (docs/api.md#how-a-call-is-declared), named through its area's map:
+   * `api.call(tradingOperations.cancelOrder, { ids: { id } })`. Its path, method, envelope and answer schema are the entry's; the answer's
    * data comes back typed.
    */
   call<Op extends OperationSpec, T = OkData<Op>>(op: Op, ...[input, options = {}]: CallArgs<Op, T>): Promise<T> {
@@ -235,7 +242,7 @@ export class ApiClient {
       if (stored.access && stored.refresh && stored.refresh !== seenRefresh) return stored.access;
       if (!stored.refresh) throw new ApiError(401, 'NO_REFRESH_TOKEN', undefined, undefined);
       const answer = await this.send(
-        callPath(ops.refresh, {}),
+        callPath(authOperations.refresh, {}),
         { method: 'POST', body: { refresh: stored.refresh } },
         stored.access,
       );

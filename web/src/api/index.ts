@@ -14,6 +14,7 @@ export const tokenStore = new TokenStore();
 
 /**
  * The one API client of the app. Feature code calls the contract's entries through react-query, e.g.
- * `useQuery({ queryKey: ['platform-data'], queryFn: ({ signal }) => api.call(ops.platformData, {}, { signal }) })`.
+ * `useQuery({ queryKey: ['platform-data'], queryFn: ({ signal }) => api.call(tradingOperations.platformData, {}, { signal }) })`:
+ * through each area's map, never the aggregate `ops`, so a screen loads only the schemas of the calls it makes.
  */
 export const api = new ApiClient(tokenStore);

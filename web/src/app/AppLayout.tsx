@@ -1,13 +1,17 @@
-import { useEffect, useId, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useSession, useTrader } from '../auth/SessionProvider';
 import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
-import { useAcademyMe } from '../features/academy/api';
 import { academyLinks } from '../features/academy/links';
-import { AlertWatch } from '../features/alerts/AlertWatch';
-import { HotkeysHelp } from '../features/tools/HotkeysHelp';
+import { useAcademyMe } from '../features/academy/me';
 import { ConnectionIndicator } from '../realtime/ConnectionStatus';
 import './layout.css';
+
+// Neither shows anything when the page opens (a notice of missed alerts once their list came, the
+// shortcuts' help on `?`), so their code (the dialog, the key table) loads just after the first
+// load instead of in it (docs/decisions.md, code splitting).
+const AlertWatch = lazy(() => import('../features/alerts/AlertWatch').then((m) => ({ default: m.AlertWatch })));
+const HotkeysHelp = lazy(() => import('../features/tools/HotkeysHelp').then((m) => ({ default: m.HotkeysHelp })));
 
 /** The header's navigation (docs/screens.md#header). Add a screen here when it should be in the menu. */
 const NAV_LINKS = [
@@ -101,8 +105,10 @@ export function AppLayout() {
         <Outlet />
       </main>
       {/* On every page: the alerts that fired while the trader was away, and the `?` shortcuts help. */}
-      <AlertWatch userId={trader.id} />
-      <HotkeysHelp />
+      <Suspense fallback={null}>
+        <AlertWatch userId={trader.id} />
+        <HotkeysHelp />
+      </Suspense>
     </div>
   );
 }

@@ -1,10 +1,8 @@
 import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { LoginPage } from '../auth/LoginPage';
 import { useSession } from '../auth/SessionProvider';
 import { LoadingScreen, Spinner } from '../components';
 import { useMustChangePassword } from '../features/account/api';
-import { ChangePasswordPage, ForcedPasswordChange } from '../features/account/ChangePasswordPage';
 import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { LiveTradingProvider } from '../features/trading';
 import { NoticeProvider } from '../notices/NoticeProvider';
@@ -13,7 +11,8 @@ import { AppLayout } from './AppLayout';
 /**
  * A screen loaded when it is first opened: the dashboard's first load stays small (at most 150 KB
  * of gzipped JS, bench/web-bundle.mjs) while the charting and indicator libraries, the academy and
- * the other screens come with the page that needs them.
+ * the other screens come with the page that needs them. The sign-in and password screens too: a
+ * signed-in trader opening the dashboard needs neither.
  */
 function lazyPage(load: () => Promise<ComponentType>) {
   const Screen = lazy(() => load().then((component) => ({ default: component })));
@@ -33,6 +32,9 @@ function lazyPage(load: () => Promise<ComponentType>) {
   };
 }
 
+const LoginPage = lazyPage(() => import('../auth/LoginPage').then((m) => m.LoginPage));
+const ChangePasswordPage = lazyPage(() => import('../features/account/ChangePasswordPage').then((m) => m.ChangePasswordPage));
+const ForcedPasswordChange = lazyPage(() => import('../features/account/ChangePasswordPage').then((m) => m.ForcedPasswordChange));
 const PairPage = lazyPage(() => import('../features/pair/PairPage').then((m) => m.PairPage));
 const ChartsPage = lazyPage(() => import('../features/chart/ChartsPage').then((m) => m.ChartsPage));
 const OrdersPage = lazyPage(() => import('../features/orders/OrdersPage').then((m) => m.OrdersPage));

@@ -1,4 +1,4 @@
-import { ops, type UserDto } from '@pipdesk/contract';
+import { authOperations, type UserDto } from '@pipdesk/contract';
 import { type ApiClient, anyAnswer, NetworkError, type TokenChange, type TokenStore } from '../api';
 import { isAccessTokenUsable, isRefreshTokenUsable, REFRESH_RETRY_MS, refreshDelay } from './tokenRules';
 
@@ -60,7 +60,7 @@ export class SessionController {
         this.signedOut();
         return;
       }
-      const user = await this.api.call(ops.me);
+      const user = await this.api.call(authOperations.me);
       if (generation === this.generation) this.setState({ status: 'signed-in', user });
     } catch (err) {
       if (generation !== this.generation) return;
@@ -82,7 +82,7 @@ export class SessionController {
   /** Signs in; throws the call's error for the login screen to word. */
   async login(email: string, password: string): Promise<void> {
     // A 401 here is the answer (wrong credentials), not an expired session.
-    const data = await this.api.call(ops.login, { body: { email, password } }, { renewOn401: false });
+    const data = await this.api.call(authOperations.login, { body: { email, password } }, { renewOn401: false });
     this.tokens.save({ access: data.token, refresh: data.refresh });
     // A temporary password: the change-password screen comes first (docs/screens.md#change-password).
     this.setState(
@@ -108,7 +108,7 @@ export class SessionController {
     try {
       // The answer is not read: whatever it says, this browser is signed out.
       await this.api.call(
-        ops.logout,
+        authOperations.logout,
         { body: refresh ? { refresh } : {} },
         { answer: anyAnswer, bearer: access, renewOn401: false, keepalive: true, signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS) },
       );

@@ -1,12 +1,12 @@
-import { type AcademyMeDto, type ChangePasswordRequest, type ChangePasswordResponse, ops } from '@pipdesk/contract';
+import { type AcademyMeDto, authOperations, type ChangePasswordRequest, type ChangePasswordResponse } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
 import { useSession } from '../../auth/SessionProvider';
-import { academyKeys, useAcademyMe } from '../academy/api';
+import { academyKeys, useAcademyMe } from '../academy/me';
 
 /** POST auth/change-password/: ends the caller's other sessions; this one goes on. */
 export function changePassword(body: ChangePasswordRequest): Promise<ChangePasswordResponse> {
-  return api.call(ops.changePassword, { body });
+  return api.call(authOperations.changePassword, { body });
 }
 
 /**

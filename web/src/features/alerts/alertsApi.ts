@@ -1,4 +1,10 @@
-import { type Alert, type AlertStatus, type CreateAlertRequest, ops, type UpdateAlertRequest } from '@pipdesk/contract';
+import {
+  type Alert,
+  type AlertStatus,
+  type CreateAlertRequest,
+  chartingOperations as ops,
+  type UpdateAlertRequest,
+} from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
 

@@ -1,4 +1,4 @@
-import { type ChartLayout, chartLayoutSchema, DEFAULT_CHART_LAYOUT, ops } from '@pipdesk/contract';
+import { type ChartLayout, chartLayoutSchema, DEFAULT_CHART_LAYOUT, chartingOperations as ops } from '@pipdesk/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef } from 'react';
 import { api } from '../../api';

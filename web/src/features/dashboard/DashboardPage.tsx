@@ -1,12 +1,8 @@
-import { useState } from 'react';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Button, Card, Page, Spinner } from '../../components';
-// Straight from their modules, not the features' entry points: those also name the pair page's
-// parts, which would then load with the dashboard (docs/decisions.md, code splitting).
 import '../market/market.css';
-import { PairsGrid } from '../market/PairsGrid';
-import { TradingNewsPanel } from '../news/TradingNewsPanel';
 import {
   AccountCards,
   digitsLookup,
@@ -30,6 +26,30 @@ import './dashboard.css';
 export const DASHBOARD_LOAD_TEXT = { failed: 'Failed to load trading data', unexpected: 'An unexpected error occurred' } as const;
 /** What stays after the trader dismissed a load failure, beside its Try Again: never an empty page. */
 export const DASHBOARD_NOT_LOADED = 'Trading data is not loaded.';
+
+// The panels below the trading grid load after the dashboard's first load, each with its own
+// code (the news articles, the flags and the currency table): the trading grid above them is
+// usable without them (docs/decisions.md, code splitting). Straight from their modules, not the
+// features' entry points, which also name the pair page's parts.
+const TradingNewsPanel = lazy(() => import('../news/TradingNewsPanel').then((m) => ({ default: m.TradingNewsPanel })));
+const PairsGrid = lazy(() => import('../market/PairsGrid').then((m) => ({ default: m.PairsGrid })));
+
+/** A lower panel while its code loads: the dashboard's loading line in a card where the panel will be. */
+function LowerPanel({ className, loading, children }: { className: string; loading: string; children: ReactNode }) {
+  return (
+    <Suspense
+      fallback={
+        <section className={`card ${className}`}>
+          <div className="card__body dashboard-loading" role="status">
+            <Spinner /> <span>{loading}</span>
+          </div>
+        </section>
+      }
+    >
+      {children}
+    </Suspense>
+  );
+}
 
 /** Route `/`: the Trading Dashboard (docs/screens.md#dashboard). */
 export function DashboardPage() {
@@ -117,8 +137,12 @@ export function DashboardPage() {
       )}
       {data && (
         <div className="dashboard-lower">
-          <TradingNewsPanel pairs={data.fx_pairs.map((p) => p.symbol)} />
-          <PairsGrid pairs={data.fx_pairs} prices={prices} />
+          <LowerPanel className="news-panel" loading="Loading news...">
+            <TradingNewsPanel pairs={data.fx_pairs.map((p) => p.symbol)} />
+          </LowerPanel>
+          <LowerPanel className="pairs-grid-card" loading="Loading currency pairs...">
+            <PairsGrid pairs={data.fx_pairs} prices={prices} />
+          </LowerPanel>
         </div>
       )}
     </Page>

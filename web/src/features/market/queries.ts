@@ -2,11 +2,12 @@ import {
   type Candle,
   type ChartRange,
   type CurrentPrices,
-  ops,
+  marketOperations,
   type PairSnapshot,
   type Price,
   pairSnapshotSchema,
   type Timeframe,
+  tradingOperations,
 } from '@pipdesk/contract';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
@@ -29,7 +30,7 @@ const pairParams = (symbol: string) => ({ symbol: symbol.toUpperCase() });
 
 /** GET trading/current-prices/: every active pair's price. */
 export function fetchCurrentPrices(signal?: AbortSignal): Promise<CurrentPrices> {
-  return api.call(ops.currentPrices, {}, { signal });
+  return api.call(marketOperations.currentPrices, {}, { signal });
 }
 
 /**
@@ -37,17 +38,17 @@ export function fetchCurrentPrices(signal?: AbortSignal): Promise<CurrentPrices>
  * market part of the pair page is read: the trader part is the trading feature's.
  */
 export function fetchPairSnapshot(symbol: string, signal?: AbortSignal): Promise<PairSnapshot> {
-  return api.call(ops.pairPage, { params: pairParams(symbol) }, { signal, answer: pairSnapshotSchema });
+  return api.call(tradingOperations.pairPage, { params: pairParams(symbol) }, { signal, answer: pairSnapshotSchema });
 }
 
 /** GET trading/pair/{symbol}/price/. */
 export function fetchPairPrice(symbol: string, signal?: AbortSignal): Promise<Price> {
-  return api.call(ops.pairPrice, { params: pairParams(symbol) }, { signal });
+  return api.call(marketOperations.pairPrice, { params: pairParams(symbol) }, { signal });
 }
 
 /** GET trading/pair/{symbol}/chart-data/?range=…: candles oldest first, the last one still forming. */
 export function fetchChartData(symbol: string, range: ChartRange, signal?: AbortSignal): Promise<Candle[]> {
-  return api.call(ops.chartData, { params: pairParams(symbol), query: { range } }, { signal });
+  return api.call(marketOperations.chartData, { params: pairParams(symbol), query: { range } }, { signal });
 }
 
 /** Every pair's price, polled every 5 s while `enabled`. */
@@ -104,5 +105,5 @@ export function fetchTimeframeCandles(
   { before, limit }: { before?: number; limit: number },
   signal?: AbortSignal,
 ): Promise<Candle[]> {
-  return api.call(ops.chartData, { params: pairParams(symbol), query: { timeframe, limit, before } }, { signal });
+  return api.call(marketOperations.chartData, { params: pairParams(symbol), query: { timeframe, limit, before } }, { signal });
 }

@@ -1,4 +1,4 @@
-import { type Article, type NewsResponse, ops, type TradingNewsResponse } from '@pipdesk/contract';
+import { type Article, type NewsResponse, newsOperations, type TradingNewsResponse } from '@pipdesk/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
 
@@ -8,7 +8,7 @@ const NEWS_STALE_MS = 60_000;
 
 /** GET /api/news/: the answer is in the spec's shape at the top level, not in the envelope. */
 export function fetchNews(limit: number, refresh: boolean, signal?: AbortSignal): Promise<NewsResponse> {
-  return api.call(ops.news, { query: { limit: String(limit), refresh: refresh ? 'true' : undefined } }, { signal });
+  return api.call(newsOperations.news, { query: { limit: String(limit), refresh: refresh ? 'true' : undefined } }, { signal });
 }
 
 /** GET /api/news/trading/: `{combined, by_pair}` at the top level. No pairs: the server picks the first three active ones. */
@@ -23,7 +23,7 @@ export function fetchTradingNews(
     limit: String(limit),
     refresh: refresh ? ('true' as const) : undefined,
   };
-  return api.call(ops.tradingNews, { query }, { signal });
+  return api.call(newsOperations.tradingNews, { query }, { signal });
 }
 
 export const newsKeys = {

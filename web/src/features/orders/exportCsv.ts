@@ -1,4 +1,4 @@
-import { ops } from '@pipdesk/contract';
+import { tradingOperations } from '@pipdesk/contract';
 import { api, callPath, type QueryValue, queryString } from '../../api';
 import { type OrderFilters, ordersApiQuery } from './filters';
 
@@ -15,7 +15,7 @@ export function exportApiQuery(filters: OrderFilters): Record<string, QueryValue
 
 /** The address `fetchOrdersCsv` downloads for these filters, under the API's base (the client's query string). */
 export function exportUrl(filters: OrderFilters, base = '/api'): string {
-  return `${base}${callPath(ops.exportOrders, {})}${queryString(exportApiQuery(filters))}`;
+  return `${base}${callPath(tradingOperations.exportOrders, {})}${queryString(exportApiQuery(filters))}`;
 }
 
 /**
@@ -24,7 +24,7 @@ export function exportUrl(filters: OrderFilters, base = '/api'): string {
  * follows the client's 401 rule (docs/screens.md#sign-in-and-session: one shared refresh, one retry).
  */
 export function fetchOrdersCsv(filters: OrderFilters): Promise<Blob> {
-  return api.downloadCall(ops.exportOrders, { query: exportApiQuery(filters) });
+  return api.downloadCall(tradingOperations.exportOrders, { query: exportApiQuery(filters) });
 }
 
 const BLOB_KEEP_MS = 10_000;

@@ -5,8 +5,8 @@ import {
   type JournalEntryRequest,
   type JournalPage,
   type JournalTagsDto,
-  ops,
   type PerformanceDto,
+  performanceOperations,
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { api, type QueryValue } from '../../api';
@@ -26,26 +26,26 @@ export const performanceKeys = {
 };
 
 export function fetchPerformance(signal?: AbortSignal): Promise<PerformanceDto> {
-  return api.call(ops.performance, {}, { signal });
+  return api.call(performanceOperations.performance, {}, { signal });
 }
 
 export function fetchEquityCurve(range: EquityCurveRange, signal?: AbortSignal): Promise<EquityCurveDto> {
-  return api.call(ops.equityCurve, { query: { range } }, { signal });
+  return api.call(performanceOperations.equityCurve, { query: { range } }, { signal });
 }
 
 /** GET trading/journal/: shaped like orders/, no envelope. */
 export function fetchJournal(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<JournalPage> {
-  return api.call(ops.journal, { query }, { signal });
+  return api.call(performanceOperations.journal, { query }, { signal });
 }
 
 /** GET trading/journal/tags/: every tag the trader used, most used first. */
 export function fetchJournalTags(signal?: AbortSignal): Promise<JournalTagsDto> {
-  return api.call(ops.journalTags, {}, { signal });
+  return api.call(performanceOperations.journalTags, {}, { signal });
 }
 
 /** PUT trading/journal/{tradeId}/ with all three fields: the entry is replaced as the trader sees it. */
 export function saveJournalEntry(tradeId: number, entry: Required<JournalEntryRequest>): Promise<JournalEntryDto> {
-  return api.call(ops.updateJournalEntry, { ids: { tradeId }, body: entry });
+  return api.call(performanceOperations.updateJournalEntry, { ids: { tradeId }, body: entry });
 }
 
 /** The trader's own tags, for the tag chips' suggestions and the tag filter. */

@@ -1,4 +1,4 @@
-import { type OrderSide, ops, type PositionSize } from '@pipdesk/contract';
+import { type OrderSide, chartingOperations as ops, type PositionSize } from '@pipdesk/contract';
 import { useState } from 'react';
 import { api, errorMessage } from '../../api';
 import { Button, Field, Input } from '../../components';

@@ -1,4 +1,10 @@
-import { type ChartLayout, type ChartSettings, chartSettingsSchema, DEFAULT_CHART_LAYOUT, ops } from '@pipdesk/contract';
+import {
+  type ChartLayout,
+  type ChartSettings,
+  chartSettingsSchema,
+  DEFAULT_CHART_LAYOUT,
+  chartingOperations as ops,
+} from '@pipdesk/contract';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api';
 // The Charts page's cache entry of the layout: one copy of it, so a save of the settings keeps

@@ -6,9 +6,8 @@ import {
   type TradingAccountDto,
 } from '@pipdesk/contract';
 import type { FormEvent } from 'react';
-import { ApiError, errorMessage } from '../../api';
 import { Button, Card, Field, Input, Num } from '../../components';
-import { type NoticeInput, useNotices } from '../../notices/NoticeProvider';
+import { useNotices } from '../../notices/NoticeProvider';
 import { RiskSizeHelper } from '../tools/RiskSizeHelper';
 import { TicketHotkeys } from '../tools/TicketHotkeys';
 import { digitsLookup, formatUsd, ORDER_TYPE_LABELS } from './format';
@@ -18,42 +17,8 @@ import { SideToggle } from './SideToggle';
 import { OrderTicketFields } from './ticket/OrderTicketFields';
 import { isPending } from './ticket/ticketModel';
 import { useOrderTicket } from './ticket/useOrderTicket';
-import { orderNotice, orderNoticeKey, rejectedOrderOf } from './tradeNotices';
+import { failureNotice, orderNotice } from './tradeNotices';
 import { usePlaceOrder } from './usePlaceOrder';
-
-/**
- * docs/screens.md#error-texts: the pair page's texts for order and close failures (shown in a notice,
- * docs/screens.md#notices). "Error:" prefixes
- * the server's own refusal; "Error placing order:" / "Error closing position:" an exception
- * (no answer at all).
- */
-export function alertText(
-  err: unknown,
-  action: 'placing order' | 'closing position',
-  failed: string,
-  unexpected: string,
-): string {
-  const message = errorMessage(err, failed, unexpected);
-  return err instanceof ApiError ? `Error: ${message}` : `Error ${action}: ${message}`;
-}
-
-/**
- * A failed order or close on the pair page, in the words of docs/screens.md#error-texts. A
- * rejection's notice from the socket gives way to it (same key): that page words it "Error: ...".
- */
-export function failureNotice(
-  err: unknown,
-  action: 'placing order' | 'closing position',
-  failed: string,
-  unexpected: string,
-): NoticeInput {
-  const rejected = rejectedOrderOf(err);
-  return {
-    ...(rejected ? { key: orderNoticeKey(rejected) } : {}),
-    tone: 'error',
-    text: alertText(err, action, failed, unexpected),
-  };
-}
 
 /** The pair page's lot bounds (docs/screens.md#order-forms): min_lot_size, and the smaller of max_lot_size and the maximum allowed lots. */
 export function pairPageLotBounds(pair: FxPair, maxAllowed: number | null): LotBounds {

@@ -4,10 +4,10 @@ import {
   type ModifyOrderRequest,
   type ModifyPositionRequest,
   type ModifyPositionResponse,
+  marketOperations,
   type OrderDto,
   type OrderResponse,
   type OrdersPage,
-  ops,
   type PairPageDto,
   type PlaceMarketOrderRequest,
   type PlaceMarketOrderResponse,
@@ -15,6 +15,7 @@ import {
   type PositionDto,
   type TradingAccountDto,
   type TradingServerMessage,
+  tradingOperations,
 } from '@pipdesk/contract';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { api, type QueryValue } from '../../api';
@@ -31,20 +32,20 @@ export const tradingKeys = {
 };
 
 export function fetchPlatformData(signal?: AbortSignal): Promise<PlatformDataDto> {
-  return api.call(ops.platformData, {}, { signal });
+  return api.call(tradingOperations.platformData, {}, { signal });
 }
 
 export function fetchPairPage(symbol: string, signal?: AbortSignal): Promise<PairPageDto> {
-  return api.call(ops.pairPage, { params: { symbol: symbol.toUpperCase() } }, { signal });
+  return api.call(tradingOperations.pairPage, { params: { symbol: symbol.toUpperCase() } }, { signal });
 }
 
 export function fetchCurrentPrices(): Promise<CurrentPrices> {
-  return api.call(ops.currentPrices);
+  return api.call(marketOperations.currentPrices);
 }
 
 /** GET trading/orders/: the spec's shape at the top level, no envelope. */
 export function fetchOrders(query: Record<string, QueryValue>, signal?: AbortSignal): Promise<OrdersPage> {
-  return api.call(ops.listOrders, { query }, { signal });
+  return api.call(tradingOperations.listOrders, { query }, { signal });
 }
 
 /** One key per submission: a retried request (a flaky network) can never execute twice (docs/trading-rules.md#idempotency). */
@@ -57,7 +58,7 @@ export function idempotencyKey(): string {
  * is that of the position it leaves open (docs/orders.md#protection-on-positions); sent only when set.
  */
 export function placeMarketOrder(order: PlaceMarketOrderRequest): Promise<PlaceMarketOrderResponse> {
-  return api.call(ops.placeMarketOrder, { body: order }, { idempotencyKey: idempotencyKey() });
+  return api.call(tradingOperations.placeMarketOrder, { body: order }, { idempotencyKey: idempotencyKey() });
 }
 
 /**
@@ -65,7 +66,7 @@ export function placeMarketOrder(order: PlaceMarketOrderRequest): Promise<PlaceM
  * `quantity` (lots) closes part of the position (docs/orders.md#partial-close); left out, the whole.
  */
 export function closePosition(positionId: number, currentPrice?: number, quantity?: number): Promise<ClosePositionResponse> {
-  return api.call(ops.closePosition, {
+  return api.call(tradingOperations.closePosition, {
     ids: { id: positionId },
     body: {
       ...(currentPrice === undefined ? {} : { current_price: currentPrice }),
@@ -76,17 +77,17 @@ export function closePosition(positionId: number, currentPrice?: number, quantit
 
 /** PATCH trading/orders/{id}/: changes a PENDING order (docs/orders.md#modify-and-cancel). */
 export function modifyOrder(orderId: number, change: ModifyOrderRequest): Promise<OrderResponse> {
-  return api.call(ops.modifyOrder, { ids: { id: orderId }, body: change });
+  return api.call(tradingOperations.modifyOrder, { ids: { id: orderId }, body: change });
 }
 
 /** POST trading/orders/{id}/cancel/: the order comes back CANCELLED. */
 export function cancelOrder(orderId: number): Promise<OrderResponse> {
-  return api.call(ops.cancelOrder, { ids: { id: orderId } });
+  return api.call(tradingOperations.cancelOrder, { ids: { id: orderId } });
 }
 
 /** PATCH trading/positions/{id}/: sets or clears (null) a position's protection (docs/orders.md#protection-on-positions). */
 export function modifyPosition(positionId: number, change: ModifyPositionRequest): Promise<ModifyPositionResponse> {
-  return api.call(ops.modifyPosition, { ids: { id: positionId }, body: change });
+  return api.call(tradingOperations.modifyPosition, { ids: { id: positionId }, body: change });
 }
 
 /** The dashboard's data: account, catalogue, open positions, recent orders. */

@@ -5,7 +5,7 @@ import {
   type PositionDto,
   type TradingServerMessage,
 } from '@pipdesk/contract';
-import { ApiError } from '../../api';
+import { ApiError, errorMessage } from '../../api';
 import type { NoticeInput } from '../../notices/NoticeProvider';
 import { alertNotice } from '../alerts/alertText';
 import { formatLots, formatQuote } from './format';
@@ -128,4 +128,40 @@ export function tradingMessageNotice(message: TradingServerMessage, digits: (sym
     default:
       return null;
   }
+}
+
+/**
+ * docs/screens.md#error-texts: the pair page's texts for order and close failures (shown in a notice,
+ * docs/screens.md#notices). "Error:" prefixes
+ * the server's own refusal; "Error placing order:" / "Error closing position:" an exception
+ * (no answer at all).
+ */
+export function alertText(
+  err: unknown,
+  action: 'placing order' | 'closing position',
+  failed: string,
+  unexpected: string,
+): string {
+  const message = errorMessage(err, failed, unexpected);
+  return err instanceof ApiError ? `Error: ${message}` : `Error ${action}: ${message}`;
+}
+
+/**
+ * A failed order or close on the pair page (and a close on the dashboard), in the words of
+ * docs/screens.md#error-texts. Kept here, not in the pair page's form, so the dashboard's close
+ * does not bring that form (and the tools it imports) into the first load. A
+ * rejection's notice from the socket gives way to it (same key): that page words it "Error: ...".
+ */
+export function failureNotice(
+  err: unknown,
+  action: 'placing order' | 'closing position',
+  failed: string,
+  unexpected: string,
+): NoticeInput {
+  const rejected = rejectedOrderOf(err);
+  return {
+    ...(rejected ? { key: orderNoticeKey(rejected) } : {}),
+    tone: 'error',
+    text: alertText(err, action, failed, unexpected),
+  };
 }

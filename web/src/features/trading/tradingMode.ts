@@ -1,4 +1,4 @@
-import { ops } from '@pipdesk/contract';
+import { demoOperations } from '@pipdesk/contract';
 import { type ApiClient, api, errorMessage } from '../../api';
 
 /** docs/screens.md#trading-mode: the client trades live; demo exists only as a refusal. */
@@ -28,7 +28,7 @@ export class TradingModeSwitch {
       return;
     }
     try {
-      await this.client.call(ops.demoAccountStatus);
+      await this.client.call(demoOperations.demoAccountStatus);
     } catch (err) {
       throw new Error(errorMessage(err, DEMO_MODE_TEXT));
     }

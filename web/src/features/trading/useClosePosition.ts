@@ -4,9 +4,8 @@ import { useState } from 'react';
 import { useNotices } from '../../notices/NoticeProvider';
 import { digitsLookup } from './format';
 import type { PriceMap } from './livePrices';
-import { failureNotice } from './PairOrderForm';
 import { closePosition, reloadTradingData, tradingKeys } from './queries';
-import { orderNotice } from './tradeNotices';
+import { failureNotice, orderNotice } from './tradeNotices';
 
 /** docs/screens.md#closing-a-position texts of closing a position. */
 export const CLOSE_TEXT = {

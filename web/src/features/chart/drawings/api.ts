@@ -1,4 +1,4 @@
-import { type CreateDrawingRequest, type Drawing, type DrawingPoint, ops } from '@pipdesk/contract';
+import { type CreateDrawingRequest, type Drawing, type DrawingPoint, chartingOperations as ops } from '@pipdesk/contract';
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { api, errorMessage } from '../../../api';

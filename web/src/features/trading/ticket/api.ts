@@ -1,9 +1,9 @@
 import {
   type OrderSide,
-  ops,
   type PlaceMarketOrderResponse,
   type PlacePendingOrderRequest,
   type PlacePendingOrderResponse,
+  tradingOperations,
 } from '@pipdesk/contract';
 import { api } from '../../../api';
 import { idempotencyKey, placeMarketOrder } from '../queries';
@@ -11,7 +11,7 @@ import type { TicketExtras } from './ticketModel';
 
 /** POST trading/place-pending-order/ (docs/orders.md#the-calls), with its own Idempotency-Key as a market order has. */
 export function placePendingOrder(order: PlacePendingOrderRequest): Promise<PlacePendingOrderResponse> {
-  return api.call(ops.placePendingOrder, { body: order }, { idempotencyKey: idempotencyKey() });
+  return api.call(tradingOperations.placePendingOrder, { body: order }, { idempotencyKey: idempotencyKey() });
 }
 
 /** What either call answers: the order, and for a market order its fill. */
