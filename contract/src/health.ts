@@ -10,7 +10,15 @@ export const priceSourceHealthSchema = z.object({
   connected: z.boolean(),
   /** Null before the first tick. */
   last_tick_age_ms: z.number().nullable(),
+  /** The stale limit (EXTERNAL_FEED_STALE_MS): no order fills on a quote older than this (docs/trading-rules.md#no-fill-on-a-stale-quote). */
+  stale_after_ms: z.number(),
+  /**
+   * The active pairs whose quote on this node is older than `stale_after_ms` (age_ms null: none
+   * yet): their orders, triggers and closes are rejected "No price available" until a new tick.
+   */
+  stale_pairs: z.array(z.object({ symbol: z.string(), age_ms: z.number().nullable() })),
 });
+export type PriceSourceHealthDto = z.infer<typeof priceSourceHealthSchema>;
 export const newsSourceHealthSchema = z.object({
   ok: z.boolean(),
   last_error: z.string().nullable(),

@@ -50,7 +50,14 @@ describe('health probes', () => {
         status: 'ready',
         db: { kind: testDbKind, ok: true },
         bus: { kind: 'memory', ok: true },
-        price_source: { name: 'scripted', connected: true, last_tick_age_ms: 0 },
+        price_source: {
+          name: 'scripted',
+          connected: true,
+          last_tick_age_ms: 0,
+          stale_after_ms: 10_000,
+          // Only EURUSD has ticked: the other pairs have no price here yet.
+          stale_pairs: expect.arrayContaining([{ symbol: 'GBPUSD', age_ms: null }]),
+        },
       },
     });
     const health = await get('/api/health/');

@@ -1,4 +1,4 @@
-import type { HealthReportDto } from '@pipdesk/contract';
+import type { HealthReportDto, PriceSourceHealthDto } from '@pipdesk/contract';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Bus } from '../realtime/bus.js';
@@ -8,11 +8,7 @@ export const PRICE_MAX_AGE_MS = 10_000;
 /** A database that has not answered a `select 1` in this time counts as down. */
 const DB_PING_TIMEOUT_MS = 2_000;
 
-export interface PriceSourceHealth {
-  name: string;
-  connected: boolean;
-  last_tick_age_ms: number | null;
-}
+export type PriceSourceHealth = PriceSourceHealthDto;
 
 export interface HealthDeps {
   db: Db;

@@ -1,10 +1,11 @@
+import type { PriceSourceHealthDto } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import type { BusEvents } from '../realtime/bus.js';
 import { type CandleStore, lastMids } from './candle-store.js';
 import { bucketStart, DAY_MINUTES, type LiveCandles, MINUTE_MS } from './candles.js';
 import type { Catalog } from './catalogue.js';
 import type { Leadership } from './leader.js';
-import type { MemoryPriceBook } from './price-book.js';
+import { isStaleQuote, type MemoryPriceBook } from './price-book.js';
 import { quoteFromBidAsk, toScaled } from './quotes.js';
 import { type BarSeries, loadReplayData } from './replay-data.js';
 import { realTimers, type Timers } from './sources/timers.js';
@@ -89,11 +90,21 @@ export class MarketFeed {
     );
   }
 
-  health(): { name: string; connected: boolean; last_tick_age_ms: number | null } {
+  health(): PriceSourceHealthDto {
+    const now = this.deps.ctx.clock.now();
+    const limit = this.deps.ctx.config.externalFeedStaleMs;
+    const stale: PriceSourceHealthDto['stale_pairs'] = [];
+    for (const pair of this.deps.catalog.active()) {
+      const at = this.deps.book.receivedAt(pair.symbol);
+      if (isStaleQuote(at, now, limit))
+        stale.push({ symbol: pair.symbol, age_ms: at === undefined ? null : Math.max(0, now - at) });
+    }
     return {
       name: this.deps.source.name,
       connected: this.feedConnected(),
-      last_tick_age_ms: this.lastTickAt === undefined ? null : Math.max(0, this.deps.ctx.clock.now() - this.lastTickAt),
+      last_tick_age_ms: this.lastTickAt === undefined ? null : Math.max(0, now - this.lastTickAt),
+      stale_after_ms: limit,
+      stale_pairs: stale,
     };
   }
 
@@ -214,7 +225,7 @@ export class MarketFeed {
     this.lastTickAt = this.deps.ctx.clock.now();
     // Candles first, so listeners of the book (the price socket) see the candle this tick built.
     this.deps.candles.apply(pair.symbol, toScaled(quote.mid), quote.timestamp);
-    this.deps.book.apply(quote);
+    this.deps.book.apply(quote, this.lastTickAt);
     if (!this.feedUp) this.updateStatus();
   }
 

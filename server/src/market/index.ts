@@ -1,4 +1,4 @@
-import type { PairSnapshot, Price } from '@pipdesk/contract';
+import type { PairSnapshot, Price, PriceSourceHealthDto } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
@@ -19,6 +19,7 @@ import { ModelPriceSource } from './sources/model-source.js';
 import type { Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './types.js';
 
 export { pairDto } from './catalogue.js';
+export { isStaleQuote } from './price-book.js';
 export { priceDto } from './service.js';
 export { ScriptedPriceSource } from './sources/scripted.js';
 export type { Candle, ChartRange, Pair, PairCatalog, PriceBook, PriceSource, Quote } from './types.js';
@@ -30,7 +31,8 @@ export interface MarketModule {
   chart(symbol: string, range: ChartRange): Promise<Candle[]>;
   registerRoutes(api: FastifyInstance): Promise<void>;
   registerSockets(app: FastifyInstance): Promise<void>;
-  health(): { name: string; connected: boolean; last_tick_age_ms: number | null };
+  /** The feed's state and the pairs whose quotes are stale here (docs/operations.md#stale-quotes). */
+  health(): PriceSourceHealthDto;
   start(): Promise<void>;
   stop(): Promise<void>;
   /**

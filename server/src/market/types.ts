@@ -45,6 +45,11 @@ export interface PairCatalog {
 export interface PriceBook {
   latest(symbol: string): Quote | undefined;
   all(): Quote[];
+  /**
+   * When this node received the symbol's latest quote, by its own clock (epoch ms): a quote is as
+   * old as the time since it arrived, whatever the source stamped on it (docs/trading-rules.md#no-fill-on-a-stale-quote).
+   */
+  receivedAt(symbol: string): number | undefined;
   /** Called synchronously for every tick; returns an unsubscribe function. */
   onTick(listener: (quote: Quote) => void): () => void;
 }

@@ -73,6 +73,7 @@ export class FakeMarket {
   readonly pairs: PairCatalog;
   readonly prices: PriceBook;
   private readonly quotes = new Map<string, Quote>();
+  private readonly arrivals = new Map<string, number>();
   private readonly listeners = new Set<(q: Quote) => void>();
 
   constructor(pairs: Pair[] = seededPairs()) {
@@ -81,6 +82,9 @@ export class FakeMarket {
     this.prices = {
       latest: (s) => this.quotes.get(s.toUpperCase()),
       all: () => [...this.quotes.values()],
+      // A fake's quote is fresh whenever it is read, unless a test says when it arrived.
+      receivedAt: (s) =>
+        this.quotes.has(s.toUpperCase()) ? (this.arrivals.get(s.toUpperCase()) ?? Number.POSITIVE_INFINITY) : undefined,
       onTick: (l) => {
         this.listeners.add(l);
         return () => this.listeners.delete(l);
@@ -98,6 +102,11 @@ export class FakeMarket {
 
   clear(symbol: string): void {
     this.quotes.delete(symbol);
+  }
+
+  /** Says when the symbol's current quote arrived (epoch ms), so its age counts (stale-quote tests). */
+  arrivedAt(symbol: string, at: number): void {
+    this.arrivals.set(symbol.toUpperCase(), at);
   }
 }
 

@@ -114,3 +114,53 @@ describe('the fill decision', () => {
     expect(decideFill(request(), NOW, pricing)).toMatchObject({ kind: 'rejected', code: 'NO_PRICE' });
   });
 });
+
+describe('no fill on a stale quote (docs/trading-rules.md#no-fill-on-a-stale-quote)', () => {
+  const LIMIT = 10_000;
+  function staleSetup() {
+    const s = setup();
+    return { ...s, pricing: new Pricing(s.market.pairs, s.market.prices, LIMIT) };
+  }
+
+  it('fills on a quote exactly as old as the limit, and rejects NO_PRICE one millisecond later', () => {
+    const { market, pricing, request } = staleSetup();
+    market.arrivedAt('EURUSD', NOW - LIMIT);
+    expect(decideFill(request(), NOW, pricing).kind).toBe('filled');
+    const plan = decideFill(request(), NOW + 1, pricing);
+    if (plan.kind !== 'rejected') throw new Error('filled on a stale quote');
+    // The spec's reason, word for word as when there is no quote at all.
+    expect(plan).toMatchObject({ code: 'NO_PRICE', message: 'No price available for EURUSD' });
+    expect(plan.write).toMatchObject({
+      kind: 'market',
+      row: { status: 'REJECTED', rejection_reason: 'No price available for EURUSD' },
+    });
+  });
+
+  it('judges a close and a trigger the same way: a close of a position, a pending order at its tick', () => {
+    const { market, pricing, request, account, pair } = staleSetup();
+    market.arrivedAt('EURUSD', NOW - LIMIT - 1);
+    const close = decideFill(
+      request({ side: 'SELL', target: longPosition(account.id, pair.id), reason: 'client' }),
+      NOW,
+      pricing,
+    );
+    expect(close).toMatchObject({ kind: 'rejected', code: 'NO_PRICE' });
+    // A trigger carries the tick it fired on and when that tick arrived: a fresh book does not make an old tick fresh.
+    market.arrivedAt('EURUSD', NOW);
+    const pending = { id: 99, status: 'PENDING' } as OrderRow;
+    const tick = { bid: Dec.from('1.1'), ask: Dec.from('1.1002'), mid: Dec.from('1.1001') };
+    const late = decideFill(request({ pending, quote: tick, quoteReceivedAt: NOW - LIMIT - 1 }), NOW, pricing);
+    expect(late).toMatchObject({
+      kind: 'rejected',
+      code: 'NO_PRICE',
+      write: { kind: 'pending', settlement: { status: 'REJECTED' } },
+    });
+    expect(decideFill(request({ pending, quote: tick, quoteReceivedAt: NOW - LIMIT }), NOW, pricing).kind).toBe('filled');
+  });
+
+  it('a pricing without a stale limit (valuation) never calls a quote stale', () => {
+    const { market, pricing, request } = setup();
+    market.arrivedAt('EURUSD', NOW - 3_600_000);
+    expect(decideFill(request(), NOW, pricing).kind).toBe('filled');
+  });
+});

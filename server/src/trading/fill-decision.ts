@@ -110,6 +110,11 @@ export interface ExecutionRequest {
   pending?: OrderRow;
   /** The tick to fill at (a trigger's); default the latest price. */
   quote?: ExactQuote;
+  /**
+   * When this node received `quote` (its clock, epoch ms); default when the symbol's latest quote
+   * arrived. Too old at the decision, the order is rejected NO_PRICE (docs/trading-rules.md#no-fill-on-a-stale-quote).
+   */
+  quoteReceivedAt?: number;
   /** The protection the order carries for the position it leaves open; default none. */
   protection?: StoredProtection;
   /** The statistics rows read ahead with the positions (order-reads.ts); read at the fill otherwise. */
@@ -231,6 +236,10 @@ export function decideFill(req: ExecutionRequest, now: number, pricing: Pricing)
   if (account.status !== 'ACTIVE' && !req.ignoreAccountStatus) return reject(REJECTION.notActive);
   const quote = req.quote ?? pricing.quote(pair.symbol);
   if (!quote) return reject(REJECTION.noPrice(pair.symbol));
+  // A quote older than the feed's stale limit is no price: a node cut from the bus, or a silent
+  // feed, must not keep filling at its last price. Judged at `now`, the decision's own clock.
+  if (pricing.isStale(req.quoteReceivedAt ?? pricing.prices.receivedAt(pair.symbol), now))
+    return reject(REJECTION.noPrice(pair.symbol));
   const baseRate = pricing.usdRate(pair.baseCurrency);
   const quoteRate = pricing.usdRate(pair.quoteCurrency);
   if (!baseRate) return reject(REJECTION.noPrice(`${pair.baseCurrency} to USD`));

@@ -9,7 +9,7 @@ import {
   rateAlong,
   type UsdRate,
 } from '@pipdesk/contract';
-import type { Pair, PairCatalog, PriceBook, Quote } from '../market/index.js';
+import { isStaleQuote, type Pair, type PairCatalog, type PriceBook, type Quote } from '../market/index.js';
 import { CENTILOTS_PER_LOT, type PositionState, PRICE_DECIMALS } from './types.js';
 
 /** What a fill did to a netting position (docs/trading-rules.md#positions-netting). */
@@ -133,10 +133,25 @@ export class Pricing {
   /** Each position's last valuation with what it was computed from (see `valuePosition`). */
   private readonly valuations = new Map<number, Valuation>();
 
+  /**
+   * `staleAfterMs`: a quote older than this is never executed on (docs/trading-rules.md#no-fill-on-a-stale-quote);
+   * the server passes the feed's stale limit, EXTERNAL_FEED_STALE_MS. Left out (pure valuation
+   * tests, benchmarks), no quote is ever stale.
+   */
   constructor(
     readonly pairs: PairCatalog,
     readonly prices: PriceBook,
+    readonly staleAfterMs?: number,
   ) {}
+
+  /**
+   * Whether a quote received at `receivedAt` (this node's clock) is too old to execute on at
+   * `now`: older than the stale limit, or of unknown arrival. A quote exactly at the limit still
+   * counts, as the feed's own `connected` does.
+   */
+  isStale(receivedAt: number | undefined, now: number): boolean {
+    return this.staleAfterMs !== undefined && isStaleQuote(receivedAt, now, this.staleAfterMs);
+  }
 
   pair(symbol: string): Pair | undefined {
     return this.pairs.get(symbol);

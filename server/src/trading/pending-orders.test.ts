@@ -38,6 +38,11 @@ function quote(symbol: string, bid: number, ask: number) {
   prices.push({ symbol, bid, ask, timestamp: clock.now() });
 }
 
+/** The same prices again, arriving now: after the clock moved past the stale limit an order still finds a price. */
+function requote() {
+  for (const q of t.market.prices.all()) quote(q.symbol, q.bid, q.ask);
+}
+
 function call(who: Who, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = {}) {
   return t.app.inject({
     method,
@@ -637,6 +642,7 @@ describe('GET trading/orders/export.csv', () => {
     other = await trader();
     for (let i = 0; i < 12; i++) {
       clock.advance(60_000);
+      requote();
       await placeMarket(who, { symbol: i % 2 ? 'EURUSD' : 'USDJPY', side: i % 3 ? 'BUY' : 'SELL', quantity: 0.01 * (i + 1) });
     }
     await pendingOrder(who);

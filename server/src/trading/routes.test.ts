@@ -27,6 +27,11 @@ function quote(symbol: string, bid: number, ask = bid) {
   prices.push({ symbol, bid, ask, timestamp: clock.now() });
 }
 
+/** The same prices again, arriving now: after the clock moved past the stale limit an order still finds a price. */
+function requote() {
+  for (const q of t.market.prices.all()) quote(q.symbol, q.bid, q.ask);
+}
+
 function call(
   trader: { headers: { authorization: string } } | null,
   method: 'GET' | 'POST',
@@ -129,6 +134,7 @@ describe('GET trading/platform-data/', () => {
     quote('EURUSD', 1.1, 1.1);
     for (let i = 1; i <= 12; i++) {
       clock.advance(1000);
+      requote();
       expect((await order(me, 'EURUSD', i % 2 ? 'BUY' : 'SELL', i / 100)).statusCode).toBe(201);
     }
     const data = platformDataSchema.parse((await call(me, 'GET', '/api/trading/platform-data/')).json().data);
@@ -388,11 +394,13 @@ describe('GET trading/orders/', () => {
     // 45 orders over three days (EURUSD BUY, GBPUSD SELL, EURJPY BUY in turn), then 3 more on the 13th, the last rejected
     for (let i = 0; i < 45; i++) {
       clock.set(day(10 + (i % 3), 8) + i * 60_000);
+      requote();
       const symbol = ['EURUSD', 'GBPUSD', 'EURJPY'][i % 3]!;
       const res = await order(a, symbol, i % 3 === 1 ? 'SELL' : 'BUY', (i + 1) / 100);
       expect(res.statusCode).toBe(201);
     }
     clock.set(day(13));
+    requote();
     expect((await order(a, 'EURUSD', 'BUY', 100)).statusCode).toBe(201);
     expect((await order(a, 'EURUSD', 'BUY', 100)).statusCode).toBe(201);
     // 300,000 USD − about 232,000 of margin cannot carry 100,000 more

@@ -116,7 +116,8 @@ export interface TradingServiceImpl extends TradingService {
 }
 
 export function createTradingService(ctx: AppContext, market: Pick<MarketModule, 'pairs' | 'prices'>): TradingServiceImpl {
-  const pricing = new Pricing(market.pairs, market.prices);
+  // The feed's stale limit: no fill on an older quote (docs/trading-rules.md#no-fill-on-a-stale-quote).
+  const pricing = new Pricing(market.pairs, market.prices, ctx.config.externalFeedStaleMs);
   const deps: TradingDeps = {
     db: ctx.db,
     clock: ctx.clock,

@@ -97,6 +97,7 @@ export function createTriggerExecutor(deps: Deps): TriggerExecutor {
           positions,
           pending: order,
           quote,
+          ...(tick.receivedAt === undefined ? {} : { quoteReceivedAt: tick.receivedAt }),
           protection: storedProtection(order),
         });
         return { account, pair, execution };
@@ -156,6 +157,7 @@ export function createTriggerExecutor(deps: Deps): TriggerExecutor {
           positions,
           target,
           quote,
+          ...(tick.receivedAt === undefined ? {} : { quoteReceivedAt: tick.receivedAt }),
           // Protection closes like a stop-out: it only ever reduces risk.
           ignoreAccountStatus: true,
         });

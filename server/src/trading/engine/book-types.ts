@@ -11,6 +11,8 @@ export interface BookQuote {
   bid: Dec;
   ask: Dec;
   timestamp: number;
+  /** This node's clock when the tick arrived: a trigger executed later is judged by it (docs/trading-rules.md#no-fill-on-a-stale-quote). */
+  receivedAt?: number;
 }
 
 /** What a tick triggered. The book no longer holds it armed: the caller settles or re-arms it. */

@@ -158,7 +158,7 @@ async function harness(options: { leader?: boolean; armed?: FakeExecutor['armed'
   engines.push(engine);
   await engine.start();
   const tick = (bid: number, ask: number, symbol = 'EURUSD') =>
-    prices.apply({ symbol, bid, ask, mid: (bid + ask) / 2, timestamp: clock.now() });
+    prices.apply({ symbol, bid, ask, mid: (bid + ask) / 2, timestamp: clock.now() }, clock.now());
   const publish = (change: EngineChange) => bus.publish('message', { topic: ENGINE_TOPIC, payload: change });
   return { clock, bus, prices, executor, leadership, engine, tick, publish };
 }
@@ -177,7 +177,7 @@ describe('the order engine', () => {
     expect(h.executor.calls[1]).toEqual({
       call: 'fill',
       orderId: limit.orderId,
-      quote: { symbol: 'EURUSD', bid: '1.09850', ask: '1.09870', timestamp: h.clock.now() },
+      quote: { symbol: 'EURUSD', bid: '1.09850', ask: '1.09870', timestamp: h.clock.now(), receivedAt: h.clock.now() },
     });
     h.tick(1.094, 1.0942);
     await h.engine.idle();

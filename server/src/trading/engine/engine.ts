@@ -219,7 +219,7 @@ export class OrderEngine {
     // exactQuote's bid and ask (the book needs no mid), read without text parsing when exact.
     const bid = exactTickPrice(quote.bid, pair.digits);
     const ask = exactTickPrice(quote.ask, pair.digits);
-    const bookQuote: BookQuote = { symbol: pair.symbol, bid, ask, timestamp: quote.timestamp };
+    const bookQuote: BookQuote = { symbol: pair.symbol, bid, ask, timestamp: quote.timestamp, receivedAt: this.deps.clock.now() };
     const { triggers } = this.deps.book.onTick(bookQuote);
     if (triggers.length === 0) return;
     let i = 0;
@@ -356,7 +356,13 @@ export class OrderEngine {
 
   private triggerQuote(quote: BookQuote): TriggerQuote {
     const digits = this.deps.market.pairs.get(quote.symbol)?.digits ?? 5;
-    return { symbol: quote.symbol, bid: quote.bid.toFixed(digits), ask: quote.ask.toFixed(digits), timestamp: quote.timestamp };
+    return {
+      symbol: quote.symbol,
+      bid: quote.bid.toFixed(digits),
+      ask: quote.ask.toFixed(digits),
+      timestamp: quote.timestamp,
+      ...(quote.receivedAt === undefined ? {} : { receivedAt: quote.receivedAt }),
+    };
   }
 }
 

@@ -56,6 +56,8 @@ export interface TriggerQuote {
   bid: string;
   ask: string;
   timestamp: number;
+  /** The engine's clock when the tick arrived (epoch ms); the fill is rejected NO_PRICE when it is older than the stale limit at execution. */
+  receivedAt?: number;
 }
 
 export type ProtectionReason = 'stop_loss' | 'take_profit' | 'trailing_stop';
