@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const contract = { find: '@pipdesk/contract', replacement: path.resolve(import.meta.dirname, '../contract/src/index.ts') };
 // React Router's package points every bundler at its development build, whose only difference is
@@ -14,8 +15,42 @@ const reactRouterProduction = {
   ),
 };
 
+/** zod's modules that turn a schema into JSON Schema. */
+const ZOD_JSON_SCHEMA = /(^|[\\/])(to-json-schema|json-schema-processors)\.js$/;
+const STUB = '\0zod-without-json-schema:';
+
+/**
+ * Every zod schema has `.toJSONSchema()`, so zod's JSON Schema generator (about 5 KB of gzip) comes
+ * into any bundle that uses zod. Only the server converts schemas (the OpenAPI document); the web
+ * only parses answers and socket messages. So the web's production build gets, in place of those
+ * two modules, one with the same exports that throws when called. The exports are read from
+ * the installed zod, so an upgrade that adds one still builds. Parsing never calls them (the
+ * dashboard's answers are validated as before); `bench/web-bundle.mjs` shows the saving.
+ */
+function zodWithoutJsonSchema(): Plugin {
+  return {
+    name: 'pipdesk:zod-without-json-schema',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (!importer || !/[\\/]node_modules[\\/]zod[\\/]/.test(importer) || !ZOD_JSON_SCHEMA.test(source)) return null;
+      return STUB + path.resolve(path.dirname(importer), source);
+    },
+    async load(id) {
+      if (!id.startsWith(STUB)) return null;
+      const real: Record<string, unknown> = await import(pathToFileURL(id.slice(STUB.length)).href);
+      const names = Object.keys(real).filter((name) => name !== 'default');
+      return [
+        'function unavailable() { throw new Error("zod\'s JSON Schema conversion is not part of the web build"); }',
+        // createStandardJSONSchemaMethod(schema, io) is called when a schema's `~standard` is read: it gives the thrower.
+        ...names.map((name) => `export const ${name} = ${/Method$/.test(name) ? '() => unavailable' : 'unavailable'};`),
+      ].join('\n');
+    },
+  };
+}
+
 export default defineConfig(({ command }) => ({
-  plugins: [react()],
+  plugins: [react(), zodWithoutJsonSchema()],
   resolve: { alias: command === 'build' ? [contract, reactRouterProduction] : [contract] },
   // Source maps are built but named by no bundle; the server hands them out only with SERVE_SOURCEMAPS=true.
   build: {

@@ -142,6 +142,50 @@ describe('feature code names no path of the API', () => {
   });
 });
 
+// ------------------------------------------------------------------ area maps, not the aggregate
+
+/** The web's own code that names contract entries, the client included (tests left out). */
+const callerSources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}', '!../test/**'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
+/** The contract's names this source imports (by their exported name, whatever it calls them). */
+function contractImports(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TSX);
+  return file.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
+    if (statement.moduleSpecifier.text !== '@pipdesk/contract') return [];
+    const bindings = statement.importClause?.namedBindings;
+    if (!bindings) return [];
+    if (ts.isNamespaceImport(bindings)) return ['*'];
+    return bindings.elements.map((element) => (element.propertyName ?? element.name).text);
+  });
+}
+
+describe('the web names calls through their area maps', () => {
+  // `ops` names every call, so importing it brings every area's schemas into that screen's bundle;
+  // `tradingOperations.platformData` brings trading's only (docs/decisions.md, code splitting).
+  it('imports neither the aggregate `ops` nor `API_OPERATIONS` (nor the whole contract) outside tests', () => {
+    expect(Object.keys(callerSources)).toContain('./client.ts');
+    const found = Object.entries(callerSources).flatMap(([name, text]) =>
+      contractImports(name, text)
+        .filter((imported) => ['ops', 'API_OPERATIONS', '*'].includes(imported))
+        .map((imported) => `${name}: ${imported}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('reads an aliased area map as allowed and the aggregate as not', () => {
+    expect(contractImports('x.ts', "import { chartingOperations as ops, type Alert } from '@pipdesk/contract';")).toEqual([
+      'chartingOperations',
+      'Alert',
+    ]);
+    expect(contractImports('x.ts', "import { ops as calls } from '@pipdesk/contract';")).toEqual(['ops']);
+  });
+});
+
 // ------------------------------------------------------------------ api.call
 
 interface Sent {
