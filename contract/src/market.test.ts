@@ -47,7 +47,11 @@ describe('price socket messages', () => {
     expect(parsePricesClientMessage({ symbol: 'EURUSD' })).toEqual({ ok: false, error: 'Malformed message: missing "type"' });
     expect(parsePricesClientMessage({ type: 'toString' })).toEqual({ ok: false, error: 'Unknown message type: toString' });
     const r = parsePricesClientMessage({ type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '5m' });
-    expect(r).toEqual({ ok: false, error: 'Invalid subscribe_prices: timeframe only 1m is available' });
+    // '5m' is no name of ours: the spec's '1m' and the chart's m1…d1 are (DESIGN §18).
+    expect(r).toEqual({
+      ok: false,
+      error: 'Invalid subscribe_prices: timeframe must be one of 1m, m1, m5, m15, m30, h1, h4, d1',
+    });
   });
 
   it('dispatches to the handler of the type', () => {
