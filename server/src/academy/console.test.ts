@@ -25,7 +25,9 @@ const prices = new ScriptedPriceSource();
 const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
 type User = Awaited<ReturnType<typeof insertSignedInTrader>>;
 
+const lastQuotes = new Map<string, { bid: number; ask: number }>();
 function quote(symbol: string, bid: number, ask = bid) {
+  lastQuotes.set(symbol, { bid, ask });
   prices.push({ symbol, bid, ask, timestamp: clock.now() });
 }
 
@@ -39,6 +41,9 @@ const call = (user: User | null, method: 'GET' | 'POST', url: string, payload?: 
 
 async function order(user: User, symbol: string, side: 'BUY' | 'SELL', quantity: number, extra: Record<string, unknown> = {}) {
   clock.advance(1000);
+  // The market ticks again at its last prices: an order is never judged on a quote older than
+  // the stale limit (docs/trading-rules.md#no-fill-on-a-stale-quote), and no price moves.
+  for (const [symbol, q] of lastQuotes) quote(symbol, q.bid, q.ask);
   const res = await call(user, 'POST', '/api/trading/place-market-order/', { symbol, side, quantity, ...extra });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data as { order: { id: number }; position: { id: number } };

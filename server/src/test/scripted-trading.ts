@@ -17,9 +17,22 @@ export type SignedInTrader = Awaited<ReturnType<typeof insertSignedInTrader>>;
 export function scriptedMarket(start = Date.UTC(2026, 0, 5, 12, 0, 0)) {
   const prices = new ScriptedPriceSource();
   const clock = new ManualClock(start);
+  const last = new Map<string, number>();
   /** Quotes the bid at the clock's time; the ask is one point above (the market keeps bid < ask), so a buy fills one point higher. */
-  const quote = (symbol: string, bid: number) => prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
-  return { prices, clock, quote };
+  const quote = (symbol: string, bid: number) => {
+    last.set(symbol, bid);
+    prices.push({ symbol, bid, ask: bid, timestamp: clock.now() });
+  };
+  /**
+   * Moves the clock on, and the market ticks again at its last prices: an order placed after
+   * a jump in time is never judged on a quote older than the stale limit
+   * (docs/trading-rules.md#no-fill-on-a-stale-quote), and no price moves.
+   */
+  const advance = (ms: number) => {
+    clock.advance(ms);
+    for (const [symbol, bid] of last) quote(symbol, bid);
+  };
+  return { prices, clock, quote, advance };
 }
 
 /**

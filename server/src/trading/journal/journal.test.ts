@@ -6,10 +6,10 @@ import { startTestApp, type TestApp } from '../../test/helpers.js';
 import { placeFilledMarketOrder, scriptedMarket, type SignedInTrader as Trader } from '../../test/scripted-trading.js';
 
 let t: TestApp;
-const { prices, clock, quote } = scriptedMarket();
+const { prices, clock, quote, advance } = scriptedMarket();
 
 async function order(trader: Trader, symbol: string, side: 'BUY' | 'SELL', quantity: number): Promise<number> {
-  clock.advance(1000);
+  advance(1000);
   return placeFilledMarketOrder(t, trader, { symbol, side, quantity });
 }
 

@@ -7,10 +7,10 @@ import { placeFilledMarketOrder, scriptedMarket, type SignedInTrader as Trader }
 import { auditAccount } from '../audit.js';
 
 let t: TestApp;
-const { prices, clock, quote } = scriptedMarket();
+const { prices, clock, quote, advance } = scriptedMarket();
 
 async function order(trader: Trader, symbol: string, side: 'BUY' | 'SELL', quantity: number) {
-  clock.advance(60_000);
+  advance(60_000);
   await placeFilledMarketOrder(t, trader, { symbol, side, quantity });
 }
 

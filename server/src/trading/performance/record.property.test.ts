@@ -48,9 +48,19 @@ describe('the statistics the fills keep', () => {
           clock.advance(60_000);
           const move = (symbol: string, points: number) =>
             Number((BASE[symbol]! + points / 10 ** DIGITS[symbol]!).toFixed(DIGITS[symbol]!));
-          prices.push({ symbol: 'USDJPY', bid: move('USDJPY', s.yenPoints), ask: 0, timestamp: clock.now() });
+          prices.push({
+            symbol: 'USDJPY',
+            bid: move('USDJPY', s.yenPoints),
+            ask: move('USDJPY', s.yenPoints),
+            timestamp: clock.now(),
+          });
           if (s.symbol !== 'USDJPY')
-            prices.push({ symbol: s.symbol, bid: move(s.symbol, s.points), ask: 0, timestamp: clock.now() });
+            prices.push({
+              symbol: s.symbol,
+              bid: move(s.symbol, s.points),
+              ask: move(s.symbol, s.points),
+              timestamp: clock.now(),
+            });
           const res = await t.app.inject({
             method: 'POST',
             url: '/api/trading/place-market-order/',
