@@ -156,10 +156,7 @@ export function ChartView({
     const onMove = (param: MouseEventParams) => {
       crosshairRef.current = param.point && (param.paneIndex ?? 0) === 0 ? drawn.series.coordinateToPrice(param.point.y) : null;
       const plots = plotsRef.current?.plots ?? [];
-      // Past the newest candle (the future bars' whitespace, liveSeries.ts) the legend keeps the newest values.
-      const newest = candlesRef.current.at(-1);
-      const past = typeof param.time === 'number' && newest !== undefined && param.time * 1000 > newest.time;
-      store.hovered = param.time === undefined || past ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
+      store.hovered = param.time === undefined ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
       if (plots.length > 0) store.changed();
     };
     drawn.chart.subscribeCrosshairMove(onMove);

@@ -53,8 +53,6 @@ export class FakeSeries {
 
 export class FakeChart {
   readonly series: FakeSeries[] = [];
-  /** Series drawn with `visible: false`. */
-  readonly hidden: FakeSeries[] = [];
   readonly rangeHandlers = new Set<(range: { from: number; to: number } | null) => void>();
   readonly crosshairHandlers = new Set<(param: unknown) => void>();
   readonly timeScaleApi = {
@@ -74,11 +72,6 @@ export class FakeChart {
 
   addSeries = vi.fn((definition: { type: string }, options: Record<string, unknown> = {}, pane = 0) => {
     const series = new FakeSeries(definition.type, options, pane);
-    // The hidden whitespace of the future bars (market/liveSeries.ts FutureBars) is no pair's and not listed.
-    if (options.visible === false) {
-      this.hidden.push(series);
-      return series;
-    }
     const before = this.series.at(-1);
     if (before && !before.isTail && !before.tail && before.type === series.type && before.pane === series.pane) {
       before.tail = series;

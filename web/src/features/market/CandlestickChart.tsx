@@ -14,7 +14,7 @@ import { type ReactNode, type PointerEvent as ReactPointerEvent, useEffect, useR
 import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
 import { liveTail, toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
-import { FutureBars, LiveSeries } from './liveSeries';
+import { LiveSeries } from './liveSeries';
 
 interface ChartColors extends ThemeColors {
   up: string;
@@ -170,8 +170,6 @@ interface Drawn {
   candles: LiveSeries<'Candlestick'>;
   series: ISeriesApi<'Candlestick'>;
   volume: LiveSeries<'Histogram'>;
-  /** The next bar times, kept in the time scale so that a new candle adds none (liveSeries.ts). */
-  future: FutureBars;
   volumeColors: { up: string; down: string };
   colors: ChartColors;
   priceLines: Map<string, IPriceLine>;
@@ -264,8 +262,8 @@ export function CandlestickChart({
         if (typeof series.data === 'function') {
           const historyData = series.data.bind(series);
           series.data = () => {
-            const recent = candles.recent();
-            return recent.length === 0 ? historyData() : [...historyData(), ...recent];
+            const newest = candles.newest();
+            return newest === undefined ? historyData() : [...historyData(), newest];
           };
         }
         const volume = new LiveSeries(chart, HistogramSeries, {
@@ -275,10 +273,7 @@ export function CandlestickChart({
           priceLineVisible: false,
         });
         chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
-        const future = new FutureBars(chart);
-        // A new candle takes the place of a future bar's whitespace: the view follows it as it follows an added bar.
-        chart.applyOptions({ timeScale: { allowShiftVisibleRangeOnWhitespaceReplacement: true } });
-        return { chart, candles, series, volume, future, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
+        return { chart, candles, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
       },
       recolor: (drawn, next) => {
         drawn.candles.applyOptions(candleColors(next));
@@ -381,21 +376,16 @@ export function CandlestickChart({
     const tail = shown && shown.view === view ? liveTail(shown.candles, candles) : null;
     if (tail) {
       for (const candle of tail) {
-        const time = bar(candle).time;
-        if (time !== drawn.candles.newest()?.time) drawn.future.advance(time);
         drawn.candles.update(bar(candle));
         drawn.volume.update(volumeBar(candle, drawn.volumeColors));
       }
     } else {
-      const bars = candles.map(bar);
-      drawn.future.reset(bars.map((b) => b.time));
-      drawn.candles.setData(bars);
+      drawn.candles.setData(candles.map(bar));
       drawn.volume.setData(candles.map((c) => volumeBar(c, drawn.volumeColors)));
       if (!shown || shown.view !== view || shown.candles.length === 0) {
         if (initialCandles && candles.length > initialCandles)
           drawn.chart.timeScale().setVisibleLogicalRange({ from: candles.length - initialCandles, to: candles.length + 2 });
-        // The candles only: fitContent would take the future bars' whitespace in too.
-        else if (candles.length > 0) drawn.chart.timeScale().setVisibleLogicalRange({ from: 0, to: candles.length - 1 });
+        else drawn.chart.timeScale().fitContent();
       }
     }
     shownRef.current = { candles, view };

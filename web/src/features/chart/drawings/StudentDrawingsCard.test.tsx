@@ -42,7 +42,6 @@ vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
   HistogramSeries: { type: 'Histogram' },
-  LineSeries: { type: 'Line' },
   ColorType: { Solid: 'solid' },
   CrosshairMode: { Normal: 0 },
 }));
