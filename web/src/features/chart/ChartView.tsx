@@ -58,9 +58,8 @@ class LegendStore {
 function valuesAt(plot: IndicatorPlot, param: MouseEventParams): number[] | null {
   const values: number[] = [];
   for (const s of plot.series) {
-    // The newest point is in the tail series only (the one before it in both): the tail's is current.
-    const point = param.seriesData.get(s.tail) ?? param.seriesData.get(s.history);
-    if (!point || !('value' in point) || typeof point.value !== 'number') return null;
+    const point = param.seriesData.get(s);
+    if (!point || !('value' in point)) return null;
     values.push(point.value);
   }
   return values;

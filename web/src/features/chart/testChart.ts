@@ -6,30 +6,17 @@ import { vi } from 'vitest';
 type Point = { time: number; value?: number; open?: number; close?: number; color?: string };
 
 export class FakeSeries {
-  /** The points handed to this series itself. */
-  own: Point[] = [];
-  /**
-   * The app draws each series as two (market/liveSeries.ts): the history, then at once the tail with
-   * the newest point (and, for a line, the one before). The fake pairs them: `tail` on the history.
-   */
-  tail: FakeSeries | null = null;
-  isTail = false;
+  data: Point[] = [];
   removed = false;
   readonly priceLines: Array<{ price: number }> = [];
   readonly setData = vi.fn((points: Point[]) => {
-    this.own = [...points];
+    this.data = [...points];
   });
   readonly update = vi.fn((point: Point) => {
-    const last = this.own.at(-1);
-    if (last && last.time === point.time) this.own[this.own.length - 1] = point;
-    else this.own.push(point);
+    const last = this.data.at(-1);
+    if (last && last.time === point.time) this.data[this.data.length - 1] = point;
+    else this.data.push(point);
   });
-  /** What the chart shows of the pair: the history up to the tail's first point, then the tail. */
-  get data(): Point[] {
-    const from = this.tail?.own[0]?.time;
-    if (!this.tail || from === undefined) return this.own;
-    return [...this.own.filter((p) => p.time < from), ...this.tail.own];
-  }
   readonly applyOptions = vi.fn();
   constructor(
     readonly type: string,
@@ -72,11 +59,6 @@ export class FakeChart {
 
   addSeries = vi.fn((definition: { type: string }, options: Record<string, unknown> = {}, pane = 0) => {
     const series = new FakeSeries(definition.type, options, pane);
-    const before = this.series.at(-1);
-    if (before && !before.isTail && !before.tail && before.type === series.type && before.pane === series.pane) {
-      before.tail = series;
-      series.isTail = true;
-    }
     this.series.push(series);
     return series;
   });
@@ -102,9 +84,9 @@ export class FakeChart {
   subscribeClick() {}
   unsubscribeClick() {}
 
-  /** The series still on the chart, one for each history and tail pair (the history, which shows both). */
+  /** The series still on the chart. */
   live(): FakeSeries[] {
-    return this.series.filter((s) => !s.removed && !s.isTail);
+    return this.series.filter((s) => !s.removed);
   }
   /** The candle series (the first candlestick one). */
   candles(): FakeSeries {

@@ -14,7 +14,6 @@ import { type ReactNode, type PointerEvent as ReactPointerEvent, useEffect, useR
 import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
 import { liveTail, toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
-import { LiveSeries } from './liveSeries';
 
 interface ChartColors extends ThemeColors {
   up: string;
@@ -166,10 +165,8 @@ export interface DrawnChart {
 
 interface Drawn {
   chart: IChartApi;
-  /** The candles: the history series is the one the chart tools get (`DrawnChart.series`). */
-  candles: LiveSeries<'Candlestick'>;
   series: ISeriesApi<'Candlestick'>;
-  volume: LiveSeries<'Histogram'>;
+  volume: ISeriesApi<'Histogram'>;
   volumeColors: { up: string; down: string };
   colors: ChartColors;
   priceLines: Map<string, IPriceLine>;
@@ -240,43 +237,26 @@ export function CandlestickChart({
       colors: themeColors,
       look: { scaleMargins: CANDLE_MARGINS },
       draw: (chart, colors): Drawn => {
-        // The live candle is drawn by a tail series of its own (liveSeries.ts): the last price's line goes with it.
-        const candles = new LiveSeries(
-          chart,
-          CandlestickSeries,
-          {
-            ...candleColors(colors),
-            borderVisible: true,
-            priceFormat: priceFormat(digitsRef.current),
-            lastValueVisible: false,
-            priceLineVisible: false,
-            autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) =>
-              withPositionLines(candlesRange(), linesRef.current),
-          },
-          { tail: { priceLineVisible: true } },
-        );
-        const series = candles.history;
-        // The chart tools read the bars' times and the last close from this series (the drawings'
-        // projection, the alert's fallback price): its data ends with the live candle, as drawn.
-        // (Tests' stand-ins for the library may have no data() method.)
-        if (typeof series.data === 'function') {
-          const historyData = series.data.bind(series);
-          series.data = () => {
-            const newest = candles.newest();
-            return newest === undefined ? historyData() : [...historyData(), newest];
-          };
-        }
-        const volume = new LiveSeries(chart, HistogramSeries, {
+        const series = chart.addSeries(CandlestickSeries, {
+          ...candleColors(colors),
+          borderVisible: true,
+          priceFormat: priceFormat(digitsRef.current),
+          lastValueVisible: false,
+          priceLineVisible: true,
+          autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) =>
+            withPositionLines(candlesRange(), linesRef.current),
+        });
+        const volume = chart.addSeries(HistogramSeries, {
           priceScaleId: VOLUME_SCALE,
           priceFormat: { type: 'volume' },
           lastValueVisible: false,
           priceLineVisible: false,
         });
         chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
-        return { chart, candles, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
+        return { chart, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
       },
       recolor: (drawn, next) => {
-        drawn.candles.applyOptions(candleColors(next));
+        drawn.series.applyOptions(candleColors(next));
         drawn.volumeColors = volumeColors(next);
         drawn.colors = next;
         drawLinesRef.current();
@@ -299,7 +279,7 @@ export function CandlestickChart({
   }, []);
 
   useEffect(() => {
-    drawnRef.current?.candles.applyOptions({ priceFormat: priceFormat(digits) });
+    drawnRef.current?.series.applyOptions({ priceFormat: priceFormat(digits) });
   }, [digits]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: drawLines reads the lines through its ref; a new list is the cue
@@ -376,11 +356,11 @@ export function CandlestickChart({
     const tail = shown && shown.view === view ? liveTail(shown.candles, candles) : null;
     if (tail) {
       for (const candle of tail) {
-        drawn.candles.update(bar(candle));
+        drawn.series.update(bar(candle));
         drawn.volume.update(volumeBar(candle, drawn.volumeColors));
       }
     } else {
-      drawn.candles.setData(candles.map(bar));
+      drawn.series.setData(candles.map(bar));
       drawn.volume.setData(candles.map((c) => volumeBar(c, drawn.volumeColors)));
       if (!shown || shown.view !== view || shown.candles.length === 0) {
         if (initialCandles && candles.length > initialCandles)

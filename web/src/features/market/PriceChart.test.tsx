@@ -8,14 +8,10 @@ import { PriceStream } from './priceStream';
 import { chartRangesAsked, EURUSD, FakeSocket, type MarketFixture, minuteCandles, serveMarket, USDJPY } from './testMarket';
 
 // jsdom has no canvas: lightweight-charts is replaced at its module boundary, and the tests
-// read what the app handed to the chart, its candlestick series and its volume histogram. Each is
-// drawn as two series (liveSeries.ts): the history, then its tail with the newest candle.
+// read what the app handed to the chart, its candlestick series and its volume histogram.
 const lwc = vi.hoisted(() => {
   const series = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
-  const seriesTail = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
   const volume = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
-  const volumeTail = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
-  let added = 0;
   const timeScale = {
     fitContent: vi.fn(),
     setVisibleLogicalRange: vi.fn(),
@@ -24,11 +20,7 @@ const lwc = vi.hoisted(() => {
   };
   const priceScale = { applyOptions: vi.fn() };
   const chart = {
-    addSeries: vi.fn((definition: { type: string }) => {
-      const tail = added++ % 2 === 1;
-      if (definition.type === 'Histogram') return tail ? volumeTail : volume;
-      return tail ? seriesTail : series;
-    }),
+    addSeries: vi.fn((definition: { type: string }) => (definition.type === 'Histogram' ? volume : series)),
     applyOptions: vi.fn(),
     remove: vi.fn(),
     timeScale: () => timeScale,
@@ -39,7 +31,7 @@ const lwc = vi.hoisted(() => {
     panes: () => [],
     removePane: vi.fn(),
   };
-  return { series, seriesTail, volume, volumeTail, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
+  return { series, volume, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
 });
 // The drawings and trade tools over the chart have tests of their own.
 vi.mock('../chart/ChartLayers', () => ({ ChartLayers: () => null }));
@@ -58,12 +50,7 @@ let server: FakeAuthServer;
 let fixture: MarketFixture;
 
 const hourly = (count: number) => minuteCandles(count, NOW, HOUR);
-/** The candles last handed over whole: the history's, then its tail's (the newest). */
-const lastSetData = () =>
-  [...(lwc.series.setData.mock.calls.at(-1)?.[0] ?? []), ...(lwc.seriesTail.setData.mock.calls.at(-1)?.[0] ?? [])] as Array<{
-    time: number;
-    close: number;
-  }>;
+const lastSetData = () => lwc.series.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; close: number }>;
 
 function chartBox() {
   return screen.getByTestId('price-chart');
@@ -102,7 +89,6 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     expect(lwc.chart.addSeries).toHaveBeenCalledWith(
       { type: 'Candlestick' },
       expect.objectContaining({ priceFormat: { type: 'price', precision: 5, minMove: 0.00001 } }),
-      0,
     );
     expect(lwc.createChart).toHaveBeenCalledWith(expect.any(HTMLElement), expect.objectContaining({ autoSize: true }));
     expect(screen.queryByText('No chart data available')).toBeNull();
@@ -115,17 +101,9 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     expect(lwc.chart.addSeries).toHaveBeenCalledWith(
       { type: 'Histogram' },
       expect.objectContaining({ priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false }),
-      0,
     );
     const candles = fixture.charts!.EURUSD!['1h']!;
-    const columns = [
-      ...(lwc.volume.setData.mock.calls.at(-1)?.[0] ?? []),
-      ...(lwc.volumeTail.setData.mock.calls.at(-1)?.[0] ?? []),
-    ] as Array<{
-      time: number;
-      value: number;
-      color: string;
-    }>;
+    const columns = lwc.volume.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; value: number; color: string }>;
     expect(columns.map((c) => [c.time, c.value])).toEqual(candles.map((c) => [c.time / 1000, c.volume]));
     // A falling candle's column has the falling colour, a rising one's the rising colour.
     expect(columns[0]?.color).not.toBe(columns[1]?.color);
@@ -147,7 +125,6 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     expect(lwc.chart.addSeries).toHaveBeenCalledWith(
       { type: 'Candlestick' },
       expect.objectContaining({ lastValueVisible: false, priceLineVisible: true }),
-      0,
     );
     const last = minuteCandles(60, NOW).at(-1)!;
     const legend = screen.getByTestId('chart-legend');
@@ -161,7 +138,6 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     expect(lwc.chart.addSeries).toHaveBeenCalledWith(
       { type: 'Candlestick' },
       expect.objectContaining({ priceFormat: { type: 'price', precision: 3, minMove: 0.001 } }),
-      0,
     );
   });
 
@@ -207,14 +183,14 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
 
     const update = { ...current, high: 1.095, close: 1.0949, volume: 99 };
     act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: '1m', candle: update }));
-    expect(lwc.seriesTail.update).toHaveBeenLastCalledWith({
+    expect(lwc.series.update).toHaveBeenLastCalledWith({
       time: update.time / 1000,
       open: update.open,
       high: 1.095,
       low: update.low,
       close: 1.0949,
     });
-    expect(lwc.volumeTail.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: update.time / 1000, value: 99 }));
+    expect(lwc.volume.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: update.time / 1000, value: 99 }));
     expect(screen.getByTestId('chart-legend')).toHaveTextContent('Tick volume 99');
     expect(chartBox()).toHaveAttribute('data-candles', '60');
 
@@ -245,10 +221,8 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     renderWithProviders(<PriceChart pair={EURUSD} stream={stream} />);
     await user.click(screen.getByRole('button', { name: '1W' }));
     await drawn(168);
-    for (const s of [lwc.series, lwc.seriesTail]) {
-      s.update.mockClear();
-      s.setData.mockClear();
-    }
+    lwc.series.update.mockClear();
+    lwc.series.setData.mockClear();
     const last = hourly(168).at(-1)!;
     act(() =>
       socket.receive({
@@ -258,10 +232,8 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
         candle: { ...last, time: NOW - (NOW % 60_000), close: 1.2 },
       }),
     );
-    for (const s of [lwc.series, lwc.seriesTail]) {
-      expect(s.update).not.toHaveBeenCalled();
-      expect(s.setData).not.toHaveBeenCalled();
-    }
+    expect(lwc.series.update).not.toHaveBeenCalled();
+    expect(lwc.series.setData).not.toHaveBeenCalled();
     expect(chartBox().getAttribute('data-candle-times')?.split(',').at(-1)).toBe(String(last.time));
     stream.stop();
   });
