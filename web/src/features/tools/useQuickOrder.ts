@@ -1,11 +1,10 @@
 import type { OrderSide, PlatformDataDto } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, errorMessage } from '../../api';
 import { useNotices } from '../../notices/NoticeProvider';
 import { digitsLookup } from '../trading/format';
 import { ORDER_FORM_TEXT } from '../trading/MarketOrderForm';
 import { tradingKeys } from '../trading/queries';
-import { orderNotice, orderNoticeKey, rejectedOrderOf } from '../trading/tradeNotices';
+import { failureNotice, orderNotice } from '../trading/tradeNotices';
 import { usePlaceOrder } from '../trading/usePlaceOrder';
 
 /**
@@ -22,20 +21,11 @@ export function useQuickOrder() {
       const notice = orderNotice(answer.order, digitsLookup(pairs));
       if (notice) notices.notify(notice);
     },
-    // The pair page's words (docs/screens.md#error-texts); its failureNotice is not imported, as
-    // the pair page's form imports these tools (an import circle).
-    onFailed: (err) => {
-      const rejected = rejectedOrderOf(err);
-      const message = errorMessage(err, ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected);
-      notices.notify(
-        {
-          ...(rejected ? { key: orderNoticeKey(rejected) } : {}),
-          tone: 'error',
-          text: err instanceof ApiError ? `Error: ${message}` : `Error placing order: ${message}`,
-        },
-        { replace: true },
-      );
-    },
+    // The pair page's words (docs/screens.md#error-texts).
+    onFailed: (err) =>
+      notices.notify(failureNotice(err, 'placing order', ORDER_FORM_TEXT.failed, ORDER_FORM_TEXT.unexpected), {
+        replace: true,
+      }),
   });
   return {
     placing,
