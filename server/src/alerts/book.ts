@@ -1,5 +1,5 @@
 import type { AlertCondition, ArmedAlertState } from '@pipdesk/contract';
-import { type HeapSlot, IndexedHeap } from './heap.js';
+import { Ladder, type Rung, rung } from '../core/ladder.js';
 import { PRICE_SCALE } from './types.js';
 
 // The ACTIVE alerts of every pair, in memory, with no I/O (docs/charting.md#alerts). Each pair
@@ -9,9 +9,8 @@ import { PRICE_SCALE } from './types.js';
 /** Ids known to be gone (fired, expired, deleted), so a late bus message cannot arm them again. */
 const TOMBSTONES = 100_000;
 
-interface AlertSlot extends HeapSlot {
-  readonly entry: BookEntry;
-}
+/** An alert's place in a ladder: keyed by its price × 10^10, or by its expiry time. */
+type AlertSlot = Rung<BookEntry, number>;
 
 class BookEntry {
   /** Its place in its pair's heap of its condition, and in the expiries. */
@@ -21,8 +20,8 @@ class BookEntry {
   inFlight = false;
 
   constructor(public state: ArmedAlertState) {
-    this.price = { key: 0, id: state.id, index: -1, entry: this };
-    this.expiry = { key: 0, id: state.id, index: -1, entry: this };
+    this.price = rung(0, this);
+    this.expiry = rung(0, this);
   }
 }
 
@@ -44,15 +43,18 @@ interface PairHeaps {
   readonly unit: number;
   readonly up: number;
   /** By condition; `above` heaps keep the lowest price on top (fires while price ≤ quote), `below` the highest. */
-  readonly heaps: Record<AlertCondition, IndexedHeap<AlertSlot>>;
+  readonly heaps: Record<AlertCondition, Ladder<BookEntry, number>>;
 }
+
+/** Alerts of one price (or one expiry) come out oldest first. */
+const olderFirst = (a: BookEntry, b: BookEntry): boolean => a.state.id < b.state.id;
 
 const NOTHING: readonly FiredAlert[] = Object.freeze([]);
 
 export class AlertBook {
   private readonly pairs = new Map<string, PairHeaps>();
   private readonly entries = new Map<number, BookEntry>();
-  private readonly expiries = new IndexedHeap<AlertSlot>(true);
+  private readonly expiries = new Ladder<BookEntry, number>('lowest', olderFirst);
   private readonly gone = new Set<number>();
 
   constructor(pairs: Iterable<{ symbol: string; digits: number }>) {
@@ -61,10 +63,10 @@ export class AlertBook {
         unit: 10 ** digits,
         up: 10 ** (PRICE_SCALE - digits),
         heaps: {
-          bid_above: new IndexedHeap(true),
-          ask_above: new IndexedHeap(true),
-          bid_below: new IndexedHeap(false),
-          ask_below: new IndexedHeap(false),
+          bid_above: new Ladder('lowest', olderFirst),
+          ask_above: new Ladder('lowest', olderFirst),
+          bid_below: new Ladder('highest', olderFirst),
+          ask_below: new Ladder('highest', olderFirst),
         },
       });
     }
@@ -137,10 +139,10 @@ export class AlertBook {
     const bid = Math.round(tick.bid * pair.unit) * pair.up;
     const ask = Math.round(tick.ask * pair.unit) * pair.up;
     let fired: FiredAlert[] | undefined;
-    const take = (heap: IndexedHeap<AlertSlot>, price: number, above: boolean) => {
+    const take = (heap: Ladder<BookEntry, number>, price: number, above: boolean) => {
       for (let top = heap.peek(); top && (above ? top.key <= price : top.key >= price); top = heap.peek()) {
         heap.pop();
-        const entry = top.entry;
+        const entry = top.value;
         this.expiries.remove(entry.expiry);
         entry.inFlight = true;
         if (!fired) fired = [];
@@ -165,7 +167,7 @@ export class AlertBook {
     const due: ArmedAlertState[] = [];
     for (let top = this.expiries.peek(); top && top.key <= now; top = this.expiries.peek()) {
       this.expiries.pop();
-      const entry = top.entry;
+      const entry = top.value;
       this.pairs.get(entry.state.symbol)!.heaps[entry.state.condition].remove(entry.price);
       entry.inFlight = true;
       due.push(entry.state);

@@ -1,6 +1,6 @@
 import { Dec } from '@pipdesk/contract';
+import { type Ladder, type Rung, rung } from '../../core/ladder.js';
 import type { OrderEntry, ProtectionEntry, Role, Target } from './book-types.js';
-import { type Ladder, type Rung, rung } from './ladder.js';
 
 // How the trigger book (trigger-book.ts) arms an entry: the ladder of its pair each order and
 // protection trigger rests in and at which key (docs/order-engine.md#the-trigger-table), and

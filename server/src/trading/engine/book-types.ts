@@ -1,5 +1,5 @@
 import type { Dec } from '@pipdesk/contract';
-import { Ladder, type Rung } from './ladder.js';
+import { Ladder, type Rung } from '../../core/ladder.js';
 import type { ProtectionReason, ProtectionState, RestingOrderState } from './ports.js';
 
 // The trigger book's shapes: what a tick returns, and how each pair's ladders hold its

@@ -1,4 +1,5 @@
 import { Dec } from '@pipdesk/contract';
+import { Ladder } from '../../core/ladder.js';
 import { attachOrder, attachProtection, detach, place } from './book-arming.js';
 import { compareOrders, compareTriggers, limitCrossed, TickMoves, tickResult } from './book-helpers.js';
 import { isOwnEcho, movedFurther, stateOf } from './book-trailing.js';
@@ -13,7 +14,6 @@ import {
   type TrailingMove,
   type Trigger,
 } from './book-types.js';
-import { Ladder } from './ladder.js';
 import type { ProtectionReason, ProtectionState, RestingOrderState } from './ports.js';
 
 export { limitCrossed } from './book-helpers.js';

@@ -1,12 +1,15 @@
-/** One entry of a ladder: its key (a price as `Dec.raw`, or a time) and what it stands for. */
-export interface Rung<T> {
-  key: bigint;
+/**
+ * One entry of a ladder: its key (a price as `Dec.raw` or scaled to an integer, or a time) and
+ * what it stands for. The order engine's triggers and the price alerts both rest on ladders.
+ */
+export interface Rung<T, K extends bigint | number = bigint> {
+  key: K;
   readonly value: T;
   /** Position in the ladder's heap; -1 while in no ladder. */
   index: number;
 }
 
-export function rung<T>(key: bigint, value: T): Rung<T> {
+export function rung<T, K extends bigint | number = bigint>(key: K, value: T): Rung<T, K> {
   return { key, value, index: -1 };
 }
 
@@ -16,11 +19,15 @@ export function rung<T>(key: bigint, value: T): Rung<T> {
  * looks at the top only, and pops while the top is crossed, so it costs O(1) when nothing
  * crosses and O(k log n) for k crossings.
  */
-export class Ladder<T> {
-  private readonly heap: Rung<T>[] = [];
+export class Ladder<T, K extends bigint | number = bigint> {
+  private readonly heap: Rung<T, K>[] = [];
   private readonly lowest: boolean;
 
-  constructor(top: 'lowest' | 'highest') {
+  /** `first`: which of two rungs of equal key comes out first (none given: either). */
+  constructor(
+    top: 'lowest' | 'highest',
+    private readonly first?: (a: T, b: T) => boolean,
+  ) {
     this.lowest = top === 'lowest';
   }
 
@@ -28,11 +35,11 @@ export class Ladder<T> {
     return this.heap.length;
   }
 
-  peek(): Rung<T> | undefined {
+  peek(): Rung<T, K> | undefined {
     return this.heap[0];
   }
 
-  add(r: Rung<T>): void {
+  add(r: Rung<T, K>): void {
     if (r.index !== -1) throw new Error('rung is already in a ladder');
     r.index = this.heap.length;
     this.heap.push(r);
@@ -40,7 +47,7 @@ export class Ladder<T> {
   }
 
   /** Removes a rung of this ladder (a no-op for a rung in none). */
-  remove(r: Rung<T>): void {
+  remove(r: Rung<T, K>): void {
     const i = r.index;
     if (i === -1) return;
     if (this.heap[i] !== r) throw new Error('rung belongs to another ladder');
@@ -54,7 +61,7 @@ export class Ladder<T> {
   }
 
   /** Gives a rung of this ladder a new key and moves it to its place, in O(log n). */
-  rekey(r: Rung<T>, key: bigint): void {
+  rekey(r: Rung<T, K>, key: K): void {
     const i = r.index;
     if (this.heap[i] !== r) throw new Error('rung belongs to another ladder');
     r.key = key;
@@ -62,18 +69,25 @@ export class Ladder<T> {
     this.down(r.index);
   }
 
-  pop(): Rung<T> | undefined {
+  pop(): Rung<T, K> | undefined {
     const first = this.heap[0];
     if (first) this.remove(first);
     return first;
   }
 
+  /** Takes every rung out (a reload). */
+  clear(): void {
+    for (const r of this.heap) r.index = -1;
+    this.heap.length = 0;
+  }
+
   /** Every rung, in no particular order (tests, reloads). */
-  values(): readonly Rung<T>[] {
+  values(): readonly Rung<T, K>[] {
     return this.heap;
   }
 
-  private before(a: Rung<T>, b: Rung<T>): boolean {
+  private before(a: Rung<T, K>, b: Rung<T, K>): boolean {
+    if (a.key === b.key) return this.first?.(a.value, b.value) === true;
     return this.lowest ? a.key < b.key : a.key > b.key;
   }
 
