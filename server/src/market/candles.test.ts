@@ -1,44 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { parsedMinutes as minuteCandles, type RawBar, readRawMinutes as readRaw } from '../test/raw-market.js';
 import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS, type ScaledCandle } from './candles.js';
 import { fromScaled, toScaled } from './quotes.js';
-import { parseM1Csv } from './replay-data.js';
 
-/**
- * The real data (server/data/replay, the project's byte-identical copy of the shipped market data, so the suite runs
- * from any clone location): tests check against data nobody here generated.
- */
-const SHARED_MARKET = path.resolve(import.meta.dirname, '../../data/replay');
-
-interface RawBar {
-  dtime: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  count: number;
-}
-
-function readRaw(symbol: string): RawBar[] {
-  const text = gunzipSync(readFileSync(path.join(SHARED_MARKET, `${symbol}.m1.csv.gz`))).toString('utf8');
-  return text
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => {
-      const [dtime, , open, high, low, close, , , count] = line.split(',');
-      return {
-        dtime: dtime!,
-        open: Number(open),
-        high: Number(high),
-        low: Number(low),
-        close: Number(close),
-        count: Number(count),
-      };
-    });
-}
+/** The real data (server/data/replay): tests check against data nobody here generated. */
 
 /**
  * The independent computation: group the text timestamps ("2023-04-03 12:01:00") by hour,
@@ -62,19 +27,6 @@ function expectedByText(rows: RawBar[], hoursPerCandle: number) {
     low: Math.min(...list.map((r) => r.low)),
     close: list[list.length - 1]!.close,
     volume: list.reduce((s, r) => s + r.count, 0),
-  }));
-}
-
-function minuteCandles(symbol: string): ScaledCandle[] {
-  const text = gunzipSync(readFileSync(path.join(SHARED_MARKET, `${symbol}.m1.csv.gz`))).toString('utf8');
-  const s = parseM1Csv(symbol, text);
-  return Array.from({ length: s.length }, (_, i) => ({
-    time: s.times[i]!,
-    open: toScaled(s.open[i]!),
-    high: toScaled(s.high[i]!),
-    low: toScaled(s.low[i]!),
-    close: toScaled(s.close[i]!),
-    volume: s.count[i]!,
   }));
 }
 

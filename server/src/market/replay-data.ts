@@ -37,7 +37,11 @@ export interface Bar {
   count: number;
 }
 
-/** Parses `dtime,time,open,high,low,close,vwap,volume,count` (time in Unix seconds). */
+/**
+ * Parses `dtime,time,open,high,low,close,vwap,volume,count` (time in Unix seconds). A row whose
+ * time is not after the row kept before it is dropped: the files repeat a few bars where the
+ * collector restarted, and a series must run forward (server/data/replay/README.md).
+ */
 export function parseM1Csv(symbol: string, text: string): BarSeries {
   // Hand-rolled field scanning: split() on ~400k lines made start-up noticeably slower.
   let capacity = 0;
@@ -66,6 +70,7 @@ export function parseM1Csv(symbol: string, text: string): BarSeries {
     pos = end + 1;
     const [, t, o, h, l, c, , , n] = fields as [number, number, number, number, number, number, number, number, number];
     if (!(t > 0 && o > 0 && h > 0 && l > 0 && c > 0)) continue;
+    if (k > 0 && t * 1000 <= times[k - 1]!) continue;
     times[k] = t * 1000;
     open[k] = o;
     high[k] = Math.max(h, o, c);

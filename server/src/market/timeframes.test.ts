@@ -1,51 +1,26 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { TIMEFRAME_MINUTES } from '@pipdesk/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
+import { parsedMinutes, type RawBar, readRawMinutes } from '../test/raw-market.js';
 import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS, type ScaledCandle } from './candles.js';
 import { PAIR_SEEDS, pairFromRow, seedRow } from './catalogue.js';
 import { FormingCandles } from './forming.js';
 import { generateHistory } from './history.js';
 import { fromScaled, toScaled } from './quotes.js';
-import { loadReplayData, REPLAY_DIR } from './replay-data.js';
+import { loadReplayData } from './replay-data.js';
 import type { Pair } from './types.js';
 
 /** Every chart timeframe above one minute, in minutes. */
 const LARGER = Object.values(TIMEFRAME_MINUTES).filter((tf) => tf > 1);
 
-interface RawBar {
-  /** "2023-04-03 12:01:00", as the file writes it. */
-  dtime: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  count: number;
-}
-
-/** The shipped real data read as text, without the server's parser (server/data/replay/README.md). */
+/** The raw rows with high and low widened to hold open and close, as the server's parser does. */
 function readRaw(symbol: string): RawBar[] {
-  const text = gunzipSync(readFileSync(path.join(REPLAY_DIR, `${symbol}.m1.csv.gz`))).toString('utf8');
-  return text
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => {
-      const [dtime, , open, high, low, close, , , count] = line.split(',');
-      return {
-        dtime: dtime!,
-        open: Number(open),
-        high: Number(high),
-        low: Number(low),
-        close: Number(close),
-        count: Number(count),
-      };
-    })
-    .filter((r) => r.open > 0 && r.high > 0 && r.low > 0 && r.close > 0)
-    .map((r) => ({ ...r, high: Math.max(r.high, r.open, r.close), low: Math.min(r.low, r.open, r.close) }));
+  return readRawMinutes(symbol).map((r) => ({
+    ...r,
+    high: Math.max(r.high, r.open, r.close),
+    low: Math.min(r.low, r.open, r.close),
+  }));
 }
 
 /**
@@ -87,19 +62,7 @@ const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCAD', 'EURJPY', 'EU
 
 describe('timeframes on windows of the real one-minute data (property)', () => {
   const raw = new Map(SYMBOLS.map((s) => [s, readRaw(s)]));
-  const series = loadReplayData();
-  const minutesOf = (symbol: string): ScaledCandle[] => {
-    const s = series.get(symbol)!;
-    return Array.from({ length: s.length }, (_, i) => ({
-      time: s.times[i]!,
-      open: toScaled(s.open[i]!),
-      high: toScaled(s.high[i]!),
-      low: toScaled(s.low[i]!),
-      close: toScaled(s.close[i]!),
-      volume: s.count[i]!,
-    }));
-  };
-  const minutes = new Map(SYMBOLS.map((s) => [s, minutesOf(s)]));
+  const minutes = new Map(SYMBOLS.map((s) => [s, parsedMinutes(s)]));
   /** Indices of the first minute after each gap in the data (the collector was down). */
   const gapsAfter = new Map(
     SYMBOLS.map((s) => {
