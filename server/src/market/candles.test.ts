@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsedMinutes as minuteCandles, type RawBar, readRawMinutes as readRaw } from '../test/raw-market.js';
-import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS, type ScaledCandle } from './candles.js';
+import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS } from './candles.js';
 import { fromScaled, toScaled } from './quotes.js';
 
 /** The real data (server/data/replay): tests check against data nobody here generated. */

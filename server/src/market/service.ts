@@ -24,6 +24,7 @@ import {
 import { type Catalog, pairDto } from './catalogue.js';
 import { FormingCandles } from './forming.js';
 import { candlesIn } from './repo.js';
+import { SETTLED_AFTER_MS, SettledCandles } from './settled-candles.js';
 import type { Pair, PriceBook, Quote } from './types.js';
 
 /** The most closed one-minute candles one gap fill sends (a day of minutes). */
@@ -46,6 +47,7 @@ export function priceDto(quote: Quote, digits: number): Price {
 /** Reads of the market: pairs with their prices and charts. Candles come from the database plus what memory has not written yet. */
 export class MarketService {
   private readonly forming: FormingCandles;
+  private readonly settled: SettledCandles;
 
   constructor(
     private readonly ctx: AppContext,
@@ -54,6 +56,10 @@ export class MarketService {
     private readonly candles: LiveCandles,
   ) {
     this.forming = new FormingCandles(candles, ctx.clock, (pair, tf, from, before) => this.aggregateOf(pair, tf, from, before));
+    this.settled = new SettledCandles(
+      (pairId, tf, window) => candlesIn(ctx.db.kysely, pairId, tf, window),
+      () => ctx.clock.now(),
+    );
   }
 
   /** An active pair by symbol (any case), else 404 `Currency pair {symbol} not found`. */
@@ -106,18 +112,22 @@ export class MarketService {
   }
 
   /**
-   * Older candles are read as stored aggregates (one short index range); the buckets from the
-   * one holding memory's oldest minute on are rebuilt from what is stored and what memory holds.
+   * Settled candles (their bucket ended over SETTLED_AFTER_MS ago) are stored aggregates: the
+   * newest thousand of each pair and timeframe come from memory (`SettledCandles`), older pages
+   * from one short index range. The buckets from the settled edge on are rebuilt from what is
+   * stored and what memory holds.
    */
   private async candlesOf(pair: Pair, tf: number, window: { before?: number; limit: number }): Promise<ScaledCandle[]> {
     const now = this.ctx.clock.now();
     const memory = this.candles.candles(pair.symbol);
     const memoryStart = Math.min(memory[0]?.time ?? now, now);
-    const recentStart = bucketStart(memoryStart, tf);
+    const edge = bucketStart(Math.min(memoryStart, now - SETTLED_AFTER_MS), tf);
     const end = window.before ?? Number.POSITIVE_INFINITY;
-    const olderRead = candlesIn(this.ctx.db.kysely, pair.id, tf, { before: Math.min(recentStart, end), newest: window.limit });
-    if (end <= recentStart) return olderRead;
-    const [older, base] = await Promise.all([olderRead, this.baseCandles(pair, recentStart, undefined, memory)]);
+    if (end <= edge) return candlesIn(this.ctx.db.kysely, pair.id, tf, { before: end, newest: window.limit });
+    const [older, base] = await Promise.all([
+      this.settled.newest(pair.id, tf, edge, window.limit),
+      this.baseCandles(pair, edge, undefined, memory),
+    ]);
     const recent = tf === 1 ? base : aggregateCandles(base, tf);
     return [...older, ...recent.filter((c) => c.time < end)].slice(-window.limit);
   }

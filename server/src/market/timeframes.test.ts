@@ -7,7 +7,7 @@ import { aggregateCandles, bucketStart, LiveCandles, MINUTE_MS, type ScaledCandl
 import { PAIR_SEEDS, pairFromRow, seedRow } from './catalogue.js';
 import { FormingCandles } from './forming.js';
 import { generateHistory } from './history.js';
-import { fromScaled, toScaled } from './quotes.js';
+import { fromScaled } from './quotes.js';
 import { loadReplayData } from './replay-data.js';
 import type { Pair } from './types.js';
 
