@@ -1,6 +1,7 @@
 import type { ArmedAlertState } from '@pipdesk/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.js';
+import { LeaderLoad, type LeaderMode } from '../core/leader-load.js';
 import type { Db } from '../db/database.js';
 import type { PairCatalog, PriceBook, Quote } from '../market/index.js';
 import type { Bus } from '../realtime/bus.js';
@@ -38,20 +39,13 @@ export interface AlertEvaluatorOptions {
 
 export const defaultEvaluatorOptions: AlertEvaluatorOptions = { checkEveryMs: 250, retryAfterMs: 1_000 };
 
-type Mode = 'follower' | 'loading' | 'leading';
 type Fire = FiredAlert & { at: number };
 /** An expiry decided at `at`: its write expires it only if still due then (a PATCH may have moved it). */
 type Expiry = { state: ArmedAlertState; at: number };
 
 export class AlertEvaluator {
   private readonly book: AlertBook;
-  private mode: Mode = 'follower';
-  /** Bumped on every change of leadership: a load that finishes for an older one is dropped. */
-  private generation = 0;
-  /** Changes that arrive while the book loads, applied after it in arrival order. */
-  private buffered: AlertChangePayload[] | null = null;
-  private loading: Promise<void> | undefined;
-  private loadRetryAt = 0;
+  private readonly leadership: LeaderLoad<AlertChangePayload, Awaited<ReturnType<typeof repo.loadActiveAlerts>>>;
   private fires: Fire[] = [];
   private expiries: Expiry[] = [];
   /** Writes that failed, with when to try them again. */
@@ -67,6 +61,32 @@ export class AlertEvaluator {
     private readonly options: AlertEvaluatorOptions = defaultEvaluatorOptions,
   ) {
     this.book = new AlertBook(deps.market.pairs.list());
+    // Read from the market on every tick and timer: alerts are evaluated exactly where the price source runs, as pending orders are.
+    this.leadership = new LeaderLoad({
+      name: 'alerts',
+      contents: 'the active alerts',
+      isLeader: () => deps.market.isLeader(),
+      now: () => deps.clock.now(),
+      log: deps.log,
+      retryAfterMs: options.retryAfterMs,
+      read: () => repo.loadActiveAlerts(deps.db),
+      install: (rows) => {
+        this.book.load(rows.map(armedStateOf));
+        return { alerts: rows.length };
+      },
+      apply: (change) => this.apply(change),
+      // The next leader loads from the database; what this one held or queued is its to fire.
+      lost: () => {
+        this.fires = [];
+        this.expiries = [];
+        this.retry = null;
+        this.book.clear();
+      },
+    });
+  }
+
+  private get mode(): LeaderMode {
+    return this.leadership.mode;
   }
 
   /** Follows the bus and ticks; on the leader, loads the book before it returns (and so before its first tick). */
@@ -83,8 +103,8 @@ export class AlertEvaluator {
     );
     this.timer = setInterval(() => this.onTimer(), this.options.checkEveryMs);
     this.timer.unref();
-    this.checkLeadership();
-    await this.loading;
+    this.leadership.check();
+    await this.leadership.settled;
   }
 
   /** Stops following ticks and the bus, and writes what already fired or expired (the next leader fires the rest on its ticks). */
@@ -92,9 +112,9 @@ export class AlertEvaluator {
     this.stopped = true;
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
     if (this.timer) clearInterval(this.timer);
-    await this.loading;
+    await this.leadership.halt();
     await this.idle();
-    this.mode = 'follower';
+    this.leadership.rest();
   }
 
   /** Resolves once nothing is queued or being written (tests, the benchmark). */
@@ -105,7 +125,7 @@ export class AlertEvaluator {
     }
   }
 
-  status(): { mode: Mode; alerts: number } {
+  status(): { mode: LeaderMode; alerts: number } {
     return { mode: this.mode, alerts: this.book.size };
   }
 
@@ -113,63 +133,15 @@ export class AlertEvaluator {
   resync(): void {
     if (this.stopped || this.mode === 'follower') return;
     void this.idle().then(() => {
-      if (!this.stopped && this.mode !== 'follower') this.load();
+      if (!this.stopped) this.leadership.reload();
     });
-  }
-
-  // ------------------------------------------------------------------ leadership
-
-  /** Read from the market on every tick and timer: alerts are evaluated exactly where the price source runs, as pending orders are. */
-  private checkLeadership(): void {
-    if (this.stopped) return;
-    const leader = this.deps.market.isLeader();
-    if (leader && this.mode === 'follower' && this.deps.clock.now() >= this.loadRetryAt) this.load();
-    else if (!leader && this.mode !== 'follower') {
-      // The next leader loads from the database; what this one held or queued is its to fire.
-      this.generation++;
-      this.mode = 'follower';
-      this.buffered = null;
-      this.fires = [];
-      this.expiries = [];
-      this.retry = null;
-      this.book.clear();
-      this.deps.log.info('alerts: no longer the leader');
-    }
-  }
-
-  private load(): void {
-    const generation = ++this.generation;
-    this.mode = 'loading';
-    this.buffered = [];
-    this.loading = repo
-      .loadActiveAlerts(this.deps.db)
-      .then((rows) => {
-        if (generation !== this.generation || this.stopped) return;
-        this.book.load(rows.map(armedStateOf));
-        const buffered = this.buffered ?? [];
-        this.buffered = null;
-        for (const change of buffered) this.apply(change);
-        this.mode = 'leading';
-        this.deps.log.info({ alerts: rows.length }, 'alerts: leading');
-      })
-      .catch((err: unknown) => {
-        if (generation !== this.generation) return;
-        this.deps.log.error({ err }, 'alerts: loading the active alerts failed; retrying');
-        this.mode = 'follower';
-        this.buffered = null;
-        this.loadRetryAt = this.deps.clock.now() + this.options.retryAfterMs;
-      })
-      .finally(() => {
-        if (generation === this.generation) this.loading = undefined;
-      });
   }
 
   // ------------------------------------------------------------------ inputs
 
   private onChange(change: AlertChangePayload): void {
     if (this.mode === 'follower') return; // no book here; a new leader loads everything
-    if (this.buffered) this.buffered.push(change);
-    else this.apply(change);
+    if (!this.leadership.buffer(change)) this.apply(change);
   }
 
   private apply(change: AlertChangePayload): void {
@@ -180,7 +152,7 @@ export class AlertEvaluator {
 
   /** The hot path: four heap peeks per tick when nothing fires; never awaits anything. */
   private onTick(quote: Quote): void {
-    this.checkLeadership();
+    this.leadership.check();
     if (this.mode !== 'leading') return;
     // A tick's own time counts too: an alert never fires on a tick at or after its expiry.
     this.expireDue(Math.max(this.deps.clock.now(), quote.timestamp));
@@ -191,7 +163,7 @@ export class AlertEvaluator {
   }
 
   private onTimer(): void {
-    this.checkLeadership();
+    this.leadership.check();
     if (this.mode !== 'leading') return;
     if (this.retry && this.retry.at <= this.deps.clock.now()) {
       this.fires.push(...this.retry.fires);
@@ -228,7 +200,7 @@ export class AlertEvaluator {
     const expiries = this.expiries;
     this.fires = [];
     this.expiries = [];
-    const generation = this.generation;
+    const generation = this.leadership.term;
     this.writing = this.record(fires, expiries, generation).finally(() => {
       this.writing = undefined;
       if (this.fires.length > 0 || this.expiries.length > 0) this.schedule();
@@ -267,14 +239,14 @@ export class AlertEvaluator {
         failed.expiries = expiries;
       }
     }
-    if ((failed.fires.length > 0 || failed.expiries.length > 0) && generation === this.generation && !this.stopped)
+    if ((failed.fires.length > 0 || failed.expiries.length > 0) && generation === this.leadership.term && !this.stopped)
       this.retry = { at: this.deps.clock.now() + this.options.retryAfterMs, fires: failed.fires, expiries: failed.expiries };
     if (written.length > 0) this.announce(written);
   }
 
   /** Written ones leave the book; the others (changed or deleted meanwhile) are armed again with their newest state. */
   private settle(ids: number[], rows: AlertRow[], generation: number): void {
-    if (generation !== this.generation) return;
+    if (generation !== this.leadership.term) return;
     const recorded = new Set(rows.map((r) => r.id));
     for (const id of ids) this.book.settle(id, recorded.has(id));
   }

@@ -55,6 +55,18 @@ describe(
       await db?.drop();
     });
 
+    /** A tick that has reached the follower: its quote must not be stale when an order comes, however slow the machine. */
+    async function freshTick(): Promise<void> {
+      const before = follower.market.prices.latest('EURUSD');
+      await vi.waitFor(
+        () => {
+          tick(sources[0]!, 1.1, 1.1002);
+          expect(follower.market.prices.latest('EURUSD')).not.toBe(before);
+        },
+        { timeout: 5_000, interval: 50 },
+      );
+    }
+
     async function orderOn(app: TestApp, t: Awaited<ReturnType<typeof signedInTrader>>, id: number): Promise<OrderDto> {
       const res = await app.app.inject({ method: 'GET', url: '/api/trading/orders/?page_size=100', headers: t.headers });
       return (res.json().results as OrderDto[]).find((o) => o.id === id)!;
@@ -97,6 +109,7 @@ describe(
       const before = await placeOn(follower, t, { side: 'SELL', order_type: 'LIMIT', price: 1.101 });
       // Another trader's position, so the pending fills do not net with it.
       const t2 = await signedInTrader(follower);
+      await freshTick();
       const stopLoss = await follower.app.inject({
         method: 'POST',
         url: '/api/trading/place-market-order/',

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.js';
+import { LeaderLoad, type LeaderMode } from '../../core/leader-load.js';
 import type { PairCatalog, PriceBook, Quote } from '../../market/index.js';
 import type { Bus } from '../../realtime/bus.js';
 import { exactTickPrice } from '../math.js';
@@ -27,7 +28,7 @@ export interface OrderEngineOptions {
 export const defaultEngineOptions: OrderEngineOptions = { checkEveryMs: 250, trailingWriteEveryMs: 1_000, retryAfterMs: 1_000 };
 
 /** Where this node stands: only a leader whose book is loaded acts on ticks. */
-export type EngineMode = 'follower' | 'loading' | 'leading';
+export type EngineMode = LeaderMode;
 
 /** One thing to execute for one account, in order. */
 type Step = { trigger: Trigger; quote: BookQuote } | { expire: RestingOrderState };
@@ -39,13 +40,7 @@ type Step = { trigger: Trigger; quote: BookQuote } | { expire: RestingOrderState
  * A failure is logged and retried later; it never stops the engine.
  */
 export class OrderEngine {
-  private mode: EngineMode = 'follower';
-  /** Bumped on every change of leadership: a load that finishes for an older one is dropped. */
-  private generation = 0;
-  /** Changes that arrive while the book loads, applied after it in arrival order. */
-  private buffered: EngineChange[] | null = null;
-  private loadRetryAt = 0;
-  private loading: Promise<void> | undefined;
+  private readonly leadership: LeaderLoad<EngineChange, Awaited<ReturnType<TriggerExecutor['loadArmed']>>>;
   private readonly queues = new Map<number, Promise<void>>();
   private retries: Array<{ at: number; rearm: () => void }> = [];
   private writingTrailing: Promise<void> | undefined;
@@ -56,7 +51,29 @@ export class OrderEngine {
   constructor(
     private readonly deps: OrderEngineDeps,
     private readonly options: OrderEngineOptions = defaultEngineOptions,
-  ) {}
+  ) {
+    // docs/order-engine.md#the-engine: a new leader loads every armed order and protection before it acts.
+    this.leadership = new LeaderLoad({
+      name: 'order engine',
+      contents: 'the armed orders',
+      isLeader: () => deps.market.isLeader(),
+      now: () => deps.clock.now(),
+      log: deps.log,
+      retryAfterMs: options.retryAfterMs,
+      read: () => deps.executor.loadArmed(),
+      install: ({ orders, protections }) => {
+        deps.book.load(orders, protections);
+        return { orders: orders.length, protections: protections.length };
+      },
+      apply: (change) => this.apply(change),
+      // Another node leads now and loads from the database; the moves not written are its to redo.
+      lost: () => deps.book.takeTrailingMoves(),
+    });
+  }
+
+  private get mode(): EngineMode {
+    return this.leadership.mode;
+  }
 
   /** Follows the bus and ticks; on the leader, loads the book before it returns (and so before its first tick). */
   async start(): Promise<void> {
@@ -75,8 +92,8 @@ export class OrderEngine {
     };
     every(this.options.checkEveryMs, () => this.onTimer());
     every(this.options.trailingWriteEveryMs, () => void this.writeTrailingStops());
-    this.checkLeadership();
-    await this.loading;
+    this.leadership.check();
+    await this.leadership.settled;
   }
 
   /** Stops acting, waits for running executions, and writes the trailing stops not yet written. */
@@ -85,10 +102,10 @@ export class OrderEngine {
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.retries = [];
-    await this.loading;
+    await this.leadership.halt();
     await this.idle();
     if (this.mode === 'leading') await this.writeTrailingStops();
-    this.mode = 'follower';
+    this.leadership.rest();
   }
 
   /** Resolves once no execution is running or queued (tests). */
@@ -132,62 +149,15 @@ export class OrderEngine {
     if (this.stopped || this.mode === 'follower') return;
     void this.idle()
       .then(() => {
-        if (!this.stopped && this.mode !== 'follower') this.load();
+        if (!this.stopped) this.leadership.reload();
       })
       .catch((err: unknown) => this.deps.log.error({ err }, 'order engine: reloading after a bus outage failed'));
-  }
-
-  // ------------------------------------------------------------------ leadership
-
-  /** Leadership is read from the market on every tick and timer: the engine leads exactly while this node runs the price source. */
-  private checkLeadership(): void {
-    if (this.stopped) return;
-    const leader = this.deps.market.isLeader();
-    if (leader && this.mode === 'follower' && this.deps.clock.now() >= this.loadRetryAt) this.load();
-    else if (!leader && this.mode !== 'follower') {
-      // Another node leads now and loads from the database; the moves not written are its to redo.
-      this.generation++;
-      this.mode = 'follower';
-      this.buffered = null;
-      this.deps.book.takeTrailingMoves();
-      this.deps.log.info('order engine: no longer the leader');
-    }
-  }
-
-  /** docs/order-engine.md#the-engine: a new leader loads every armed order and protection before it acts. */
-  private load(): void {
-    const generation = ++this.generation;
-    this.mode = 'loading';
-    this.buffered = [];
-    this.loading = this.deps.executor
-      .loadArmed()
-      .then(({ orders, protections }) => {
-        if (generation !== this.generation || this.stopped) return;
-        const { book } = this.deps;
-        book.load(orders, protections);
-        const buffered = this.buffered ?? [];
-        this.buffered = null;
-        for (const change of buffered) this.apply(change);
-        this.mode = 'leading';
-        this.deps.log.info({ orders: orders.length, protections: protections.length }, 'order engine: leading');
-      })
-      .catch((err: unknown) => {
-        if (generation !== this.generation) return;
-        this.deps.log.error({ err }, 'order engine: loading the armed orders failed; retrying');
-        this.mode = 'follower';
-        this.buffered = null;
-        this.loadRetryAt = this.deps.clock.now() + this.options.retryAfterMs;
-      })
-      .finally(() => {
-        if (generation === this.generation) this.loading = undefined;
-      });
   }
 
   // ------------------------------------------------------------------ inputs
 
   private onChange(change: EngineChange): void {
-    if (this.buffered) this.buffered.push(change);
-    else this.apply(change);
+    if (!this.leadership.buffer(change)) this.apply(change);
   }
 
   private apply(change: EngineChange): void {
@@ -211,7 +181,7 @@ export class OrderEngine {
   }
 
   private onTick(quote: Quote): void {
-    this.checkLeadership();
+    this.leadership.check();
     if (this.mode !== 'leading') return;
     this.expireDue();
     const pair = this.deps.market.pairs.get(quote.symbol);
@@ -233,7 +203,7 @@ export class OrderEngine {
   }
 
   private onTimer(): void {
-    this.checkLeadership();
+    this.leadership.check();
     if (this.mode !== 'leading') return;
     const now = this.deps.clock.now();
     if (this.retries.length > 0) {
