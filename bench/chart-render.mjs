@@ -148,6 +148,9 @@ try {
       .sort((a, b) => b - a)
       .slice(0, 5)
       .map((v) => +v.toFixed(1)),
+    idle_jobs: ticks.idle.length,
+    idle_max_ms: +Math.max(0, ...ticks.idle).toFixed(1),
+    idle_total_ms: +ticks.idle.reduce((a, b) => a + b, 0).toFixed(1),
   };
 } finally {
   await browser.close();
@@ -167,6 +170,9 @@ row('  of which React, candle, indicators, legend', result.tick_update_ms);
 row('  of which the chart repaint', result.tick_paint_ms);
 row(`  the ticks that open a candle (1 in ${NEW_EVERY})`, result.tick_new_candle_ms);
 console.log(`    the worst of them: ${result.tick_new_candle_worst.join(', ')} ms`);
+console.log(
+  `  work put off to idle time (tails folded, bars laid ahead): ${result.idle_jobs} jobs, the longest ${result.idle_max_ms} ms, ${result.idle_total_ms} ms in all`,
+);
 
 record('chart-render.chromium', {
   'draw mount p99 ms': { value: result.draw_mount_ms.p99, better: 'lower' },

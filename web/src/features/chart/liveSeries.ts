@@ -9,10 +9,13 @@
 // inserted), so each new candle cost that too. Hence:
 // - LiveSeries: the older points sit in a `history` series a tick never touches, the newest in a
 //   small `tail` series of its own; a tick rebuilds the tail's few points. A new candle is appended
-//   to the tail; every MAX_TAIL new candles the tail is folded into the history in one `setData`.
+//   to the tail; past MAX_TAIL new candles the tail is folded into the history in one `setData`, in
+//   the browser's idle time, one series a callback (a fold is a redraw of that series, as every
+//   new candle was before).
 // - FutureBars: a hidden series of whitespace holds the next bar times after the newest candle, so
-//   a new candle finds its time in the scale. It is laid again when it runs out or a candle skips
-//   its grid (a weekend, a gap), before that candle is drawn.
+//   a new candle finds its time in the scale. It is extended in idle time when it runs low (adding
+//   times hands every series its data again: off the tick), and laid at once when a candle skips
+//   its grid (a weekend, a gap) or none is left, before that candle is drawn.
 //
 // What readers see is the one series it stood for: the tail answers `data()` with every point, and
 // it is the series price lines, primitives and price/pixel conversions go through (it holds the
@@ -34,6 +37,67 @@ import {
 export const MAX_TAIL = 120;
 /** Bar times kept ahead of the newest candle. */
 export const FUTURE_BARS = 120;
+/** With this few bar times left ahead, more are laid in idle time. */
+const FUTURE_LOW = 30;
+
+type IdleHandle = { idle: number } | { timer: ReturnType<typeof setTimeout> };
+
+/** Work a chart puts off to the browser's idle time: one job a callback, in order, each once. */
+class IdleWork {
+  private readonly jobs = new Set<() => void>();
+  private handle: IdleHandle | null = null;
+
+  add(job: () => void): void {
+    this.jobs.add(job);
+    this.schedule();
+  }
+
+  delete(job: () => void): void {
+    this.jobs.delete(job);
+  }
+
+  clear(): void {
+    this.jobs.clear();
+    if (this.handle && 'idle' in this.handle) cancelIdleCallback(this.handle.idle);
+    else if (this.handle) clearTimeout(this.handle.timer);
+    this.handle = null;
+  }
+
+  private schedule(): void {
+    if (this.handle || this.jobs.size === 0) return;
+    const run = () => {
+      this.handle = null;
+      const [job] = this.jobs;
+      if (job) {
+        this.jobs.delete(job);
+        job();
+      }
+      this.schedule();
+    };
+    // Within a second even on a busy page. (Safari and jsdom have no requestIdleCallback.)
+    this.handle =
+      typeof requestIdleCallback === 'function'
+        ? { idle: requestIdleCallback(run, { timeout: 1_000 }) }
+        : { timer: setTimeout(run, 50) };
+  }
+}
+
+const idleWork = new WeakMap<IChartApi, IdleWork>();
+
+function idleWorkOf(chart: IChartApi): IdleWork {
+  let work = idleWork.get(chart);
+  if (!work) {
+    work = new IdleWork();
+    idleWork.set(chart, work);
+  }
+  return work;
+}
+
+/** The chart is going: the work it put off (folds, bars ahead) is dropped, before the chart is removed. */
+export function dropIdleWork(chart: IChartApi): void {
+  idleWork.get(chart)?.clear();
+  idleWork.delete(chart);
+}
 
 export interface LiveSeriesOptions<T extends SeriesType> {
   /** The pane both go in (0, the price pane, when absent). */
@@ -58,6 +122,9 @@ export class LiveSeries<T extends SeriesType> {
    */
   readonly tail: ISeriesApi<T>;
   private readonly join: boolean;
+  private readonly idle: IdleWork;
+  /** Moves the tail's points into the history (in idle time). */
+  private readonly fold = () => this.setData(this.points);
   /** Every point handed over, oldest first. */
   private points: Array<Point<T>> = [];
   /** `points[0, split)` are in the history, the rest in the tail. */
@@ -70,6 +137,7 @@ export class LiveSeries<T extends SeriesType> {
     live: LiveSeriesOptions<T> = {},
   ) {
     this.join = live.join ?? false;
+    this.idle = idleWorkOf(chart);
     const tailOptions = { ...options, ...live.tail };
     this.history =
       live.pane === undefined ? chart.addSeries(definition, options) : chart.addSeries(definition, options, live.pane);
@@ -82,6 +150,7 @@ export class LiveSeries<T extends SeriesType> {
 
   /** Hands the whole list over again (oldest first): all but the newest go to the history. */
   setData(points: ReadonlyArray<Point<T>>): void {
+    this.idle.delete(this.fold);
     this.points = points.slice();
     this.split = Math.max(0, points.length - 1);
     // The history first: its points' times stay in the scale while the tail gives them up.
@@ -102,8 +171,8 @@ export class LiveSeries<T extends SeriesType> {
       return;
     }
     this.points.push(point);
-    if (this.points.length - this.split > MAX_TAIL) this.setData(this.points);
-    else this.tail.update(point);
+    this.tail.update(point);
+    if (this.points.length - this.split > MAX_TAIL) this.idle.add(this.fold);
   }
 
   /** How many points are drawn (the history's and the tail's, each once). */
@@ -117,6 +186,7 @@ export class LiveSeries<T extends SeriesType> {
   }
 
   remove(chart: IChartApi): void {
+    this.idle.delete(this.fold);
     chart.removeSeries(this.history);
     chart.removeSeries(this.tail);
   }
@@ -137,8 +207,15 @@ export class FutureBars {
   private ahead: number[] = [];
   /** One bar in seconds (the smallest step between the newest candles), 0 when unknown. */
   private step = 0;
+  private readonly idle: IdleWork;
+  /** Lays the bars again from the next one (in idle time, before they run out). */
+  private readonly extend = () => {
+    const next = this.ahead[0];
+    if (next !== undefined) this.lay(next);
+  };
 
   constructor(chart: IChartApi) {
+    this.idle = idleWorkOf(chart);
     this.series = chart.addSeries(LineSeries, {
       visible: false,
       lastValueVisible: false,
@@ -169,6 +246,7 @@ export class FutureBars {
   advance(time: number): void {
     if (this.ahead[0] === time) {
       this.ahead.shift();
+      if (this.ahead.length <= FUTURE_LOW) this.idle.add(this.extend);
       if (this.ahead.length > 0) return;
     }
     if (this.step === 0) return;
@@ -177,6 +255,7 @@ export class FutureBars {
   }
 
   private lay(from: number | null): void {
+    this.idle.delete(this.extend);
     this.ahead = from === null ? [] : Array.from({ length: FUTURE_BARS }, (_, i) => from + i * this.step);
     const bars: WhitespaceData<Time>[] = this.ahead.map((time) => ({ time: time as UTCTimestamp }));
     this.series.setData(bars);

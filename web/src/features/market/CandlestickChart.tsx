@@ -12,7 +12,7 @@ import {
 } from 'lightweight-charts';
 import { type ReactNode, type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
 import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
-import { FutureBars, LiveSeries } from '../chart/liveSeries';
+import { dropIdleWork, FutureBars, LiveSeries } from '../chart/liveSeries';
 import { liveTail, toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
 
@@ -293,6 +293,7 @@ export function CandlestickChart({
     drawLinesRef.current();
     callbacksRef.current.onChart?.({ chart: mounted.drawn.chart, series: mounted.drawn.series, container });
     return () => {
+      dropIdleWork(mounted.drawn.chart);
       callbacksRef.current.onChart?.(null);
       drawnRef.current = null;
       shownRef.current = null;
