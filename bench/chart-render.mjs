@@ -5,6 +5,7 @@
 //
 //   node bench/chart-render.mjs                      # builds the bench page, runs it in Chromium
 //   node bench/chart-render.mjs --ticks 1000 --draws 30 --no-record
+//   node bench/chart-render.mjs --new-every 2 --no-record   # every 2nd tick opens a candle (the rare folds show)
 //
 // The page is the app's own ChartView (web/src/features/chart/bench/chartBench.tsx) built by Vite
 // with the app's settings, alone on a page: the layers over it (drawings, trade tools) need the
@@ -21,6 +22,8 @@ import { record } from './results.mjs';
 const args = parseArgs(process.argv.slice(2));
 const TICKS = Number(args.ticks ?? 500);
 const DRAWS = Number(args.draws ?? 20);
+/** Every how many ticks one opens a new candle. */
+const NEW_EVERY = Number(args['new-every'] ?? 60);
 const CANDLES = 5_000;
 const DRAW_GOAL_MS = 250;
 const TICK_GOAL_MS = 4;
@@ -130,7 +133,7 @@ try {
 
   // The live ticks on a fresh 5,000-candle chart showing its newest 120.
   await page.evaluate((n) => window.__pipdeskChartBench.draw(n, { seed: 40 }), CANDLES);
-  const ticks = await page.evaluate((n) => window.__pipdeskChartBench.ticks(n), TICKS);
+  const ticks = await page.evaluate(([n, every]) => window.__pipdeskChartBench.ticks(n, every), [TICKS, NEW_EVERY]);
   if (errors.length > 0) throw new Error(`errors in the page: ${errors.join('; ')}`);
 
   result = {
@@ -140,6 +143,14 @@ try {
     tick_total_ms: stats(ticks.total),
     tick_update_ms: stats(ticks.update),
     tick_paint_ms: stats(ticks.paint),
+    tick_new_candle_ms: stats(ticks.opened),
+    tick_new_candle_worst: [...ticks.opened]
+      .sort((a, b) => b - a)
+      .slice(0, 5)
+      .map((v) => +v.toFixed(1)),
+    idle_jobs: ticks.idle.length,
+    idle_max_ms: +Math.max(0, ...ticks.idle).toFixed(1),
+    idle_total_ms: +ticks.idle.reduce((a, b) => a + b, 0).toFixed(1),
   };
 } finally {
   await browser.close();
@@ -157,12 +168,18 @@ row('draw, all 5,000 in view (mount → painted)', result.draw_fit_all_ms);
 row('live tick, main thread (update + repaint)', result.tick_total_ms);
 row('  of which React, candle, indicators, legend', result.tick_update_ms);
 row('  of which the chart repaint', result.tick_paint_ms);
+row(`  the ticks that open a candle (1 in ${NEW_EVERY})`, result.tick_new_candle_ms);
+console.log(`    the worst of them: ${result.tick_new_candle_worst.join(', ')} ms`);
+console.log(
+  `  work put off to idle time (tails folded, bars laid ahead): ${result.idle_jobs} jobs, the longest ${result.idle_max_ms} ms, ${result.idle_total_ms} ms in all`,
+);
 
 record('chart-render.chromium', {
   'draw mount p99 ms': { value: result.draw_mount_ms.p99, better: 'lower' },
   'draw new data p99 ms': { value: result.draw_new_data_ms.p99, better: 'lower' },
   'tick p50 ms': { value: result.tick_total_ms.p50, better: 'lower' },
   'tick p99 ms': { value: result.tick_total_ms.p99, better: 'lower' },
+  'new-candle tick p99 ms': { value: result.tick_new_candle_ms.p99, better: 'lower' },
 });
 
 const drawWorst = Math.max(result.draw_mount_ms.p99, result.draw_new_data_ms.p99);

@@ -58,8 +58,9 @@ class LegendStore {
 function valuesAt(plot: IndicatorPlot, param: MouseEventParams): number[] | null {
   const values: number[] = [];
   for (const s of plot.series) {
-    const point = param.seriesData.get(s);
-    if (!point || !('value' in point)) return null;
+    // The tail's point is the newest (a line's tail repeats the one before it, also in the history).
+    const point = param.seriesData.get(s.tail) ?? param.seriesData.get(s.history);
+    if (!point || !('value' in point) || typeof point.value !== 'number') return null;
     values.push(point.value);
   }
   return values;
@@ -155,7 +156,10 @@ export function ChartView({
     const onMove = (param: MouseEventParams) => {
       crosshairRef.current = param.point && (param.paneIndex ?? 0) === 0 ? drawn.series.coordinateToPrice(param.point.y) : null;
       const plots = plotsRef.current?.plots ?? [];
-      store.hovered = param.time === undefined ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
+      // Right of the newest candle (the future bars' whitespace, liveSeries.ts) is no candle's time:
+      // the legend keeps the newest values there, as it does away from the chart.
+      const past = param.logical !== undefined && param.logical > candlesRef.current.length - 1;
+      store.hovered = param.time === undefined || past ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
       if (plots.length > 0) store.changed();
     };
     drawn.chart.subscribeCrosshairMove(onMove);

@@ -159,11 +159,13 @@ describe('timeframes on the pair page (DESIGN §18)', () => {
     act(() =>
       socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: 'm1', candle: { ...last, close: 1.5, high: 1.5 } }),
     );
-    expect(candles.update).not.toHaveBeenCalled();
+    // The live candle goes to the candles' tail series (liveSeries.ts); the history is left alone.
+    expect(candles.tail!.update).not.toHaveBeenCalled();
     act(() =>
       socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: 'h1', candle: { ...last, close: 1.2, high: 1.2 } }),
     );
-    expect(candles.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: last.time / 1000, close: 1.2 }));
+    expect(candles.update).not.toHaveBeenCalled();
+    expect(candles.tail!.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: last.time / 1000, close: 1.2 }));
     const next: Candle = { ...last, time: last.time + HOUR, open: 1.2, close: 1.21 };
     act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: 'h1', candle: next }));
     expect(chartBox()).toHaveAttribute('data-candles', '301');
@@ -250,13 +252,14 @@ describe('indicators on the pair page (DESIGN §18)', () => {
     });
     const ema = chart.live().find((s) => s.type === 'Line')!;
     await waitFor(() => expect(ema.data.length).toBeGreaterThan(0));
-    const setDataCalls = ema.setData.mock.calls.length;
+    const setDataCalls = ema.setData.mock.calls.length + ema.tail!.setData.mock.calls.length;
     const last = minuteCandles(60, NOW).at(-1)!;
     act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: '1m', candle: { ...last, close: 1.2 } }));
-    expect(ema.setData).toHaveBeenCalledTimes(setDataCalls);
+    expect(ema.setData.mock.calls.length + ema.tail!.setData.mock.calls.length).toBe(setDataCalls);
+    expect(ema.update).not.toHaveBeenCalled();
     const moved = [...minuteCandles(60, NOW).slice(0, -1), { ...last, close: 1.2 }];
     const want = computeIndicator({ kind: 'ema', period: 5 }, moved).at(-1)![0]!;
-    expect(ema.update).toHaveBeenLastCalledWith({ time: last.time / 1000, value: want });
+    expect(ema.tail!.update).toHaveBeenLastCalledWith({ time: last.time / 1000, value: want });
     stream.stop();
   });
 

@@ -6,17 +6,30 @@ import { vi } from 'vitest';
 type Point = { time: number; value?: number; open?: number; close?: number; color?: string };
 
 export class FakeSeries {
-  data: Point[] = [];
+  /** The points handed to this series itself. */
+  own: Point[] = [];
+  /**
+   * The app draws each series as two (liveSeries.ts): the history, then at once its tail with the
+   * newest point(s). The fake pairs them: `tail` on the history, `history` on the tail.
+   */
+  tail: FakeSeries | null = null;
+  history: FakeSeries | null = null;
   removed = false;
   readonly priceLines: Array<{ price: number }> = [];
   readonly setData = vi.fn((points: Point[]) => {
-    this.data = [...points];
+    this.own = [...points];
   });
   readonly update = vi.fn((point: Point) => {
-    const last = this.data.at(-1);
-    if (last && last.time === point.time) this.data[this.data.length - 1] = point;
-    else this.data.push(point);
+    const last = this.own.at(-1);
+    if (last && last.time === point.time) this.own[this.own.length - 1] = point;
+    else this.own.push(point);
   });
+  /** What the chart shows of the pair: the history up to the tail's first point, then the tail. */
+  get data(): Point[] {
+    const from = this.tail?.own[0]?.time;
+    if (!this.tail || from === undefined) return this.own;
+    return [...this.own.filter((p) => p.time < from), ...this.tail.own];
+  }
   readonly applyOptions = vi.fn();
   constructor(
     readonly type: string,
@@ -40,6 +53,8 @@ export class FakeSeries {
 
 export class FakeChart {
   readonly series: FakeSeries[] = [];
+  /** Series drawn with `visible: false` (the future bars' whitespace, liveSeries.ts): no pair's, not listed. */
+  readonly hidden: FakeSeries[] = [];
   readonly rangeHandlers = new Set<(range: { from: number; to: number } | null) => void>();
   readonly crosshairHandlers = new Set<(param: unknown) => void>();
   readonly timeScaleApi = {
@@ -59,6 +74,15 @@ export class FakeChart {
 
   addSeries = vi.fn((definition: { type: string }, options: Record<string, unknown> = {}, pane = 0) => {
     const series = new FakeSeries(definition.type, options, pane);
+    if (options.visible === false) {
+      this.hidden.push(series);
+      return series;
+    }
+    const before = this.series.at(-1);
+    if (before && !before.history && !before.tail && before.type === series.type && before.pane === series.pane) {
+      before.tail = series;
+      series.history = before;
+    }
     this.series.push(series);
     return series;
   });
@@ -84,9 +108,9 @@ export class FakeChart {
   subscribeClick() {}
   unsubscribeClick() {}
 
-  /** The series still on the chart. */
+  /** The series still on the chart, one for each history and tail pair (the history, whose `data` shows both). */
   live(): FakeSeries[] {
-    return this.series.filter((s) => !s.removed);
+    return this.series.filter((s) => !s.removed && !s.history);
   }
   /** The candle series (the first candlestick one). */
   candles(): FakeSeries {

@@ -12,6 +12,7 @@ import {
 } from 'lightweight-charts';
 import { type ReactNode, type PointerEvent as ReactPointerEvent, useEffect, useRef } from 'react';
 import { mountThemedChart, type ChartColors as ThemeColors, themeChartColors, translucent } from '../../components/chart';
+import { dropIdleWork, FutureBars, LiveSeries } from '../chart/liveSeries';
 import { liveTail, toChartBar } from './candles';
 import { type ChartLine, type LineTone, snapPrice, withPositionLines } from './chart-lines/lines';
 
@@ -165,8 +166,13 @@ export interface DrawnChart {
 
 interface Drawn {
   chart: IChartApi;
+  /** The candles, drawn as a history and a live tail (chart/liveSeries.ts). */
+  candles: LiveSeries<'Candlestick'>;
+  /** The series that stands for the candles (the tail): price lines, handles and the chart tools go through it. */
   series: ISeriesApi<'Candlestick'>;
-  volume: ISeriesApi<'Histogram'>;
+  volume: LiveSeries<'Histogram'>;
+  /** The next bar times, kept in the time scale so that a new candle adds none. */
+  future: FutureBars;
   volumeColors: { up: string; down: string };
   colors: ChartColors;
   priceLines: Map<string, IPriceLine>;
@@ -237,26 +243,45 @@ export function CandlestickChart({
       colors: themeColors,
       look: { scaleMargins: CANDLE_MARGINS },
       draw: (chart, colors): Drawn => {
-        const series = chart.addSeries(CandlestickSeries, {
-          ...candleColors(colors),
-          borderVisible: true,
-          priceFormat: priceFormat(digitsRef.current),
-          lastValueVisible: false,
-          priceLineVisible: true,
-          autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) =>
-            withPositionLines(candlesRange(), linesRef.current),
-        });
-        const volume = chart.addSeries(HistogramSeries, {
+        // Each half stretches its own range to the positions' lines, so they stay in view whichever shows.
+        const candles = new LiveSeries(
+          chart,
+          CandlestickSeries,
+          {
+            ...candleColors(colors),
+            borderVisible: true,
+            priceFormat: priceFormat(digitsRef.current),
+            lastValueVisible: false,
+            priceLineVisible: false,
+            autoscaleInfoProvider: (candlesRange: () => AutoscaleInfo | null) =>
+              withPositionLines(candlesRange(), linesRef.current),
+          },
+          // The last price's line belongs to the newest candle, in the tail.
+          { tail: { priceLineVisible: true } },
+        );
+        const volume = new LiveSeries(chart, HistogramSeries, {
           priceScaleId: VOLUME_SCALE,
           priceFormat: { type: 'volume' },
           lastValueVisible: false,
           priceLineVisible: false,
         });
         chart.priceScale(VOLUME_SCALE).applyOptions({ scaleMargins: VOLUME_MARGINS });
-        return { chart, series, volume, volumeColors: volumeColors(colors), colors, priceLines: new Map() };
+        const future = new FutureBars(chart);
+        // A new candle takes the place of a future bar's whitespace: the view follows it as it follows an added bar.
+        chart.applyOptions({ timeScale: { allowShiftVisibleRangeOnWhitespaceReplacement: true } });
+        return {
+          chart,
+          candles,
+          series: candles.tail,
+          volume,
+          future,
+          volumeColors: volumeColors(colors),
+          colors,
+          priceLines: new Map(),
+        };
       },
       recolor: (drawn, next) => {
-        drawn.series.applyOptions(candleColors(next));
+        drawn.candles.applyOptions(candleColors(next));
         drawn.volumeColors = volumeColors(next);
         drawn.colors = next;
         drawLinesRef.current();
@@ -268,6 +293,7 @@ export function CandlestickChart({
     drawLinesRef.current();
     callbacksRef.current.onChart?.({ chart: mounted.drawn.chart, series: mounted.drawn.series, container });
     return () => {
+      dropIdleWork(mounted.drawn.chart);
       callbacksRef.current.onChart?.(null);
       drawnRef.current = null;
       shownRef.current = null;
@@ -279,7 +305,7 @@ export function CandlestickChart({
   }, []);
 
   useEffect(() => {
-    drawnRef.current?.series.applyOptions({ priceFormat: priceFormat(digits) });
+    drawnRef.current?.candles.applyOptions({ priceFormat: priceFormat(digits) });
   }, [digits]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: drawLines reads the lines through its ref; a new list is the cue
@@ -356,16 +382,22 @@ export function CandlestickChart({
     const tail = shown && shown.view === view ? liveTail(shown.candles, candles) : null;
     if (tail) {
       for (const candle of tail) {
-        drawn.series.update(bar(candle));
+        const next = bar(candle);
+        if (candle !== tail[0]) drawn.future.advance(next.time);
+        drawn.candles.update(next);
         drawn.volume.update(volumeBar(candle, drawn.volumeColors));
       }
     } else {
-      drawn.series.setData(candles.map(bar));
+      const bars = candles.map(bar);
+      drawn.candles.setData(bars);
       drawn.volume.setData(candles.map((c) => volumeBar(c, drawn.volumeColors)));
+      // After the candles: the scale never holds empty bars alone (the view is set against candles).
+      drawn.future.reset(bars.map((b) => b.time));
       if (!shown || shown.view !== view || shown.candles.length === 0) {
         if (initialCandles && candles.length > initialCandles)
           drawn.chart.timeScale().setVisibleLogicalRange({ from: candles.length - initialCandles, to: candles.length + 2 });
-        else drawn.chart.timeScale().fitContent();
+        // fitContent would take the future bars in: all the candles, as it would fit them.
+        else if (candles.length > 0) drawn.chart.timeScale().setVisibleLogicalRange({ from: 0, to: candles.length - 1 });
       }
     }
     shownRef.current = { candles, view };

@@ -8,10 +8,17 @@ import { PriceStream } from './priceStream';
 import { chartRangesAsked, EURUSD, FakeSocket, type MarketFixture, minuteCandles, serveMarket, USDJPY } from './testMarket';
 
 // jsdom has no canvas: lightweight-charts is replaced at its module boundary, and the tests
-// read what the app handed to the chart, its candlestick series and its volume histogram.
+// read what the app handed to the chart, its candlestick series and its volume histogram. Each is
+// drawn as two series (chart/liveSeries.ts): the history, then its tail with the newest candle; a
+// hidden series holds the bar times ahead (its whitespace is no candle).
 const lwc = vi.hoisted(() => {
-  const series = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
-  const volume = { setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() };
+  const mock = () => ({ setData: vi.fn(), update: vi.fn(), applyOptions: vi.fn() });
+  const series = mock();
+  const seriesTail = mock();
+  const volume = mock();
+  const volumeTail = mock();
+  const future = mock();
+  const added = { Candlestick: 0, Histogram: 0 };
   const timeScale = {
     fitContent: vi.fn(),
     setVisibleLogicalRange: vi.fn(),
@@ -20,7 +27,12 @@ const lwc = vi.hoisted(() => {
   };
   const priceScale = { applyOptions: vi.fn() };
   const chart = {
-    addSeries: vi.fn((definition: { type: string }) => (definition.type === 'Histogram' ? volume : series)),
+    addSeries: vi.fn((definition: { type: string }, options: { visible?: boolean } = {}) => {
+      if (options.visible === false) return future;
+      const tail = (definition.type === 'Histogram' ? added.Histogram++ : added.Candlestick++) % 2 === 1;
+      if (definition.type === 'Histogram') return tail ? volumeTail : volume;
+      return tail ? seriesTail : series;
+    }),
     applyOptions: vi.fn(),
     remove: vi.fn(),
     timeScale: () => timeScale,
@@ -31,7 +43,7 @@ const lwc = vi.hoisted(() => {
     panes: () => [],
     removePane: vi.fn(),
   };
-  return { series, volume, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
+  return { series, seriesTail, volume, volumeTail, timeScale, priceScale, chart, createChart: vi.fn(() => chart) };
 });
 // The drawings and trade tools over the chart have tests of their own.
 vi.mock('../chart/ChartLayers', () => ({ ChartLayers: () => null }));
@@ -50,7 +62,12 @@ let server: FakeAuthServer;
 let fixture: MarketFixture;
 
 const hourly = (count: number) => minuteCandles(count, NOW, HOUR);
-const lastSetData = () => lwc.series.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; close: number }>;
+/** The candles last handed over whole: the history's, then its tail's (the newest). */
+const lastSetData = () =>
+  [...(lwc.series.setData.mock.calls.at(-1)?.[0] ?? []), ...(lwc.seriesTail.setData.mock.calls.at(-1)?.[0] ?? [])] as Array<{
+    time: number;
+    close: number;
+  }>;
 
 function chartBox() {
   return screen.getByTestId('price-chart');
@@ -103,7 +120,10 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
       expect.objectContaining({ priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false }),
     );
     const candles = fixture.charts!.EURUSD!['1h']!;
-    const columns = lwc.volume.setData.mock.calls.at(-1)?.[0] as Array<{ time: number; value: number; color: string }>;
+    const columns = [
+      ...(lwc.volume.setData.mock.calls.at(-1)?.[0] ?? []),
+      ...(lwc.volumeTail.setData.mock.calls.at(-1)?.[0] ?? []),
+    ] as Array<{ time: number; value: number; color: string }>;
     expect(columns.map((c) => [c.time, c.value])).toEqual(candles.map((c) => [c.time / 1000, c.volume]));
     // A falling candle's column has the falling colour, a rising one's the rising colour.
     expect(columns[0]?.color).not.toBe(columns[1]?.color);
@@ -157,7 +177,8 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     const bars = lastSetData();
     expect(bars).toHaveLength(168);
     for (let i = 1; i < bars.length; i++) expect((bars[i]?.time ?? 0) - (bars[i - 1]?.time ?? 0)).toBe(3600);
-    expect(lwc.timeScale.fitContent).toHaveBeenCalled();
+    // Fitted to the width: all the candles (not fitContent, which would take the bar times kept ahead in).
+    expect(lwc.timeScale.setVisibleLogicalRange).toHaveBeenLastCalledWith({ from: 0, to: 167 });
   });
 
   it('says "No chart data available" when the range has no candles', async () => {
@@ -183,14 +204,15 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
 
     const update = { ...current, high: 1.095, close: 1.0949, volume: 99 };
     act(() => socket.receive({ type: 'chart_update', symbol: 'EURUSD', timeframe: '1m', candle: update }));
-    expect(lwc.series.update).toHaveBeenLastCalledWith({
+    expect(lwc.series.update).not.toHaveBeenCalled();
+    expect(lwc.seriesTail.update).toHaveBeenLastCalledWith({
       time: update.time / 1000,
       open: update.open,
       high: 1.095,
       low: update.low,
       close: 1.0949,
     });
-    expect(lwc.volume.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: update.time / 1000, value: 99 }));
+    expect(lwc.volumeTail.update).toHaveBeenLastCalledWith(expect.objectContaining({ time: update.time / 1000, value: 99 }));
     expect(screen.getByTestId('chart-legend')).toHaveTextContent('Tick volume 99');
     expect(chartBox()).toHaveAttribute('data-candles', '60');
 
@@ -221,8 +243,10 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
     renderWithProviders(<PriceChart pair={EURUSD} stream={stream} />);
     await user.click(screen.getByRole('button', { name: '1W' }));
     await drawn(168);
-    lwc.series.update.mockClear();
-    lwc.series.setData.mockClear();
+    for (const s of [lwc.series, lwc.seriesTail]) {
+      s.update.mockClear();
+      s.setData.mockClear();
+    }
     const last = hourly(168).at(-1)!;
     act(() =>
       socket.receive({
@@ -232,8 +256,10 @@ describe('Price Chart (docs/screens.md#pair-page)', () => {
         candle: { ...last, time: NOW - (NOW % 60_000), close: 1.2 },
       }),
     );
-    expect(lwc.series.update).not.toHaveBeenCalled();
-    expect(lwc.series.setData).not.toHaveBeenCalled();
+    for (const s of [lwc.series, lwc.seriesTail]) {
+      expect(s.update).not.toHaveBeenCalled();
+      expect(s.setData).not.toHaveBeenCalled();
+    }
     expect(chartBox().getAttribute('data-candle-times')?.split(',').at(-1)).toBe(String(last.time));
     stream.stop();
   });

@@ -9,7 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { ChartView } from '../ChartView';
 import { defaultIndicator } from '../indicators/labels';
 import { TIMEFRAME_INITIAL_CANDLES } from '../timeframes';
-import { paints } from './benchLayers';
+import { paints, takeIdleCosts } from './benchLayers';
 import '../../../components/index.css';
 import '../../market/market.css';
 
@@ -89,6 +89,9 @@ const bench = {
       flushSync(() => root.render(null));
       shown = null;
       await paints.settle();
+    } else if (shown) {
+      // A paint the last draw or tick left queued must not be taken for this one's.
+      await paints.settle();
     }
     const next: Shown = {
       candles: walkCandles(count, seed),
@@ -107,25 +110,31 @@ const bench = {
   },
 
   /**
-   * `count` live ticks, one a frame: each moves the newest candle's close (every 60th opens a new
-   * candle), as a `chart_update` does. Per tick, the main thread's cost: React's update of the
-   * chart, the candle's `update`, each indicator's step and the legend (synchronous, measured
-   * around the render) plus the chart's repaint in the next frame.
+   * `count` live ticks, one a frame: each moves the newest candle's close (every `newEvery`th, the
+   * 60th by default, opens a new candle), as a `chart_update` does. Per tick, the main thread's
+   * cost: React's update of the chart, the candle's `update`, each indicator's step and the legend
+   * (synchronous, measured around the render) plus the chart's repaint in the next frame.
    */
-  async ticks(count: number): Promise<{ update: number[]; paint: number[]; total: number[] }> {
+  async ticks(
+    count: number,
+    newEvery = 60,
+  ): Promise<{ update: number[]; paint: number[]; total: number[]; opened: number[]; idle: number[] }> {
     if (!shown) throw new Error('draw first');
     const update: number[] = [];
     const paint: number[] = [];
     const total: number[] = [];
+    /** The totals of the ticks that opened a new candle. */
+    const opened: number[] = [];
     let candles = [...shown.candles];
+    takeIdleCosts();
     for (let i = 0; i < count; i++) {
       const last = candles.at(-1)!;
       const close = Math.round((last.close + (i % 2 === 0 ? 0.00007 : -0.00004)) * 1e5) / 1e5;
-      const moved: Candle =
-        i % 60 === 59
-          ? { time: last.time + HOUR_MS, open: last.close, high: close, low: close, close, volume: 1 }
-          : { ...last, close, high: Math.max(last.high, close), low: Math.min(last.low, close), volume: last.volume + 1 };
-      candles = i % 60 === 59 ? [...candles, moved] : [...candles.slice(0, -1), moved];
+      const opens = i % newEvery === newEvery - 1;
+      const moved: Candle = opens
+        ? { time: last.time + HOUR_MS, open: last.close, high: close, low: close, close, volume: 1 }
+        : { ...last, close, high: Math.max(last.high, close), low: Math.min(last.low, close), volume: last.volume + 1 };
+      candles = opens ? [...candles, moved] : [...candles.slice(0, -1), moved];
       const next: Shown = { ...shown, candles };
       const start = performance.now();
       render(next);
@@ -137,8 +146,11 @@ const bench = {
       update.push(updated);
       paint.push(painted);
       total.push(updated + painted);
+      if (opens) opened.push(updated + painted);
     }
-    return { update, paint, total };
+    // Let the last put-off work run, so that it is counted.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    return { update, paint, total, opened, idle: takeIdleCosts() };
   },
 };
 

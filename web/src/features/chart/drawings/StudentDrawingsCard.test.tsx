@@ -42,6 +42,7 @@ vi.mock('lightweight-charts', () => ({
   createChart: lwc.createChart,
   CandlestickSeries: { type: 'Candlestick' },
   HistogramSeries: { type: 'Histogram' },
+  LineSeries: { type: 'Line' },
   ColorType: { Solid: 'solid' },
   CrosshairMode: { Normal: 0 },
 }));

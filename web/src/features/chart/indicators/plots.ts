@@ -1,16 +1,17 @@
 // Draws the indicators on a lightweight-charts chart: overlays on the price pane, the others each in
 // a pane of its own (DESIGN §18). The live candle moves each indicator by one step (IndicatorRun),
-// never a pass over the history.
+// never a pass over the history, and each line is a LiveSeries (../liveSeries.ts): the step redraws
+// its newest point only.
 import type { Candle, Indicator } from '@pipdesk/contract';
 import {
   HistogramSeries,
   type IChartApi,
-  type ISeriesApi,
   LineSeries,
   type LineStyle,
   type PriceFormatBuiltIn,
   type UTCTimestamp,
 } from 'lightweight-charts';
+import { LiveSeries } from '../liveSeries';
 import { createIndicatorRun, INDICATOR_OUTPUTS, type IndicatorRun } from './engine';
 import { isOverlay } from './labels';
 
@@ -29,7 +30,7 @@ export function plotColor(index: number): string {
   return LINE_COLORS[index % LINE_COLORS.length]!;
 }
 
-type PlotSeries = ISeriesApi<'Line'> | ISeriesApi<'Histogram'>;
+type PlotSeries = LiveSeries<'Line'> | LiveSeries<'Histogram'>;
 
 const seconds = (candle: Candle) => Math.floor(candle.time / 1000) as UTCTimestamp;
 
@@ -56,15 +57,21 @@ export class IndicatorPlot {
       : { type: 'price', precision: digits, minMove: 1 / 10 ** digits };
     const common = { priceFormat, lastValueVisible: false, priceLineVisible: false };
     this.series = INDICATOR_OUTPUTS[indicator.kind].map((output, i) => {
-      if (output === 'histogram') return chart.addSeries(HistogramSeries, common, pane);
+      if (output === 'histogram') return new LiveSeries(chart, HistogramSeries, common, { pane });
       // A second line of the same indicator (signal, %D, the bands) is dotted beside the first.
       const lineStyle = i === 0 || indicator.kind === 'bb' ? undefined : DOTTED;
-      return chart.addSeries(LineSeries, { ...common, color: colors.line, lineWidth: 1, lineStyle }, pane);
+      return new LiveSeries(chart, LineSeries, { ...common, color: colors.line, lineWidth: 1, lineStyle }, { pane, join: true });
     });
     // The usual overbought and oversold levels, for reading RSI and Stochastic at a glance.
     const levels = indicator.kind === 'rsi' ? [70, 30] : indicator.kind === 'stoch' ? [80, 20] : [];
     for (const price of levels)
-      this.series[0]?.createPriceLine({ price, color: colors.line, lineWidth: 1, lineStyle: DOTTED, axisLabelVisible: false });
+      this.series[0]?.tail.createPriceLine({
+        price,
+        color: colors.line,
+        lineWidth: 1,
+        lineStyle: DOTTED,
+        axisLabelVisible: false,
+      });
   }
 
   /** Computes the whole history again (new data, an older page, a gap filled). */
@@ -102,7 +109,7 @@ export class IndicatorPlot {
   }
 
   remove(chart: IChartApi): void {
-    for (const s of this.series) chart.removeSeries(s);
+    for (const s of this.series) s.remove(chart);
   }
 
   private point(candle: Candle, value: number, output: number) {
