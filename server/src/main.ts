@@ -53,8 +53,23 @@ async function main(): Promise<void> {
     app.log.fatal({ err: reason }, 'unhandled rejection; stopping');
     process.exit(1);
   });
+  if (config.diagnosticHeapSignal) process.on('SIGUSR2', printHeapAfterCollection);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * DIAGNOSTIC_HEAP_SIGNAL (docs/operations.md#memory): a full collection first when node runs with
+ * --expose-gc, so `heap_used` is what is still reachable, then one JSON line on stdout whatever
+ * LOG_LEVEL is, for bench/soak.mjs to read.
+ */
+function printHeapAfterCollection(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const m = process.memoryUsage();
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'heap after gc', collected: gc !== undefined, heap_used: m.heapUsed, heap_total: m.heapTotal, rss: m.rss, external: m.external, array_buffers: m.arrayBuffers, at: Date.now() })}\n`,
+  );
 }
 
 main().catch((err: unknown) => {
