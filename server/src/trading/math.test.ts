@@ -196,6 +196,24 @@ describe('valuing positions and accounts at current prices', () => {
     }
   });
 
+  it('forgets a closed position: its valuation leaves the cache and the count falls back (docs/operations.md#memory)', () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.2, 1.2);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const at = (id: number) => valuePosition({ ...state('EURUSD', 100, '1.19'), id: positionId(id) }, 100, pricing).margin;
+    const kept = [at(1), at(2), at(3)];
+    expect(pricing.valuationCount()).toBe(3);
+    pricing.forgetValuation(positionId(2));
+    expect(pricing.valuationCount()).toBe(2);
+    expect(pricing.lastValuation(2)).toBeUndefined();
+    // The others are still handed out again; position 2, were it valued again, afresh.
+    expect(at(1)).toBe(kept[0]);
+    expect(at(2)).not.toBe(kept[1]);
+    pricing.forgetValuations();
+    expect(pricing.valuationCount()).toBe(0);
+    expect(at(3)).not.toBe(kept[2]);
+  });
+
   it(`keeps at most ${MAX_VALUATIONS.toLocaleString('en-US')} valuations: past that the ${VALUATIONS_DROPPED_AT_ONCE.toLocaleString('en-US')} first kept make room`, () => {
     const market = new FakeMarket();
     market.set('EURUSD', 1.2, 1.2);

@@ -197,10 +197,30 @@ export class Pricing {
     return this.valuations.get(id);
   }
 
+  /** How many valuations are kept (docs/operations.md#memory): about the open positions valued on this node. */
+  valuationCount(): number {
+    return this.valuations.size;
+  }
+
   /**
-   * Keeps `valuation` as position `id`'s last. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
-   * first kept make room (a Map iterates in insertion order), so closed positions age out and
-   * an open one dropped is valued afresh once. They go many at once because each walk from the
+   * Position `id` closed: its valuation goes with it, so the cache holds open positions only
+   * (docs/operations.md#memory). Called for every close this node hears of on the bus.
+   */
+  forgetValuation(id: number): void {
+    this.valuations.delete(id);
+  }
+
+  /** Forgets every valuation: after a resync, a close this node did not hear of leaves none behind. */
+  forgetValuations(): void {
+    this.valuations.clear();
+  }
+
+  /**
+   * Keeps `valuation` as position `id`'s last. A close removes it (`forgetValuation`); the cap is
+   * only a backstop, for a read that valued a position from a snapshot taken before its close
+   * and kept it after the close was heard. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
+   * first kept make room (a Map iterates in insertion order), and an open one dropped is valued
+   * afresh once. They go many at once because each walk from the
    * Map's start steps over the places earlier deletions left there (one at a time was measured
    * far slower past the cap: docs/decisions.md, bench/valuation.mjs).
    */
@@ -286,7 +306,7 @@ export interface Valuation {
   readonly value: Readonly<PositionValue>;
 }
 
-/** Open positions whose last valuation `Pricing` keeps: a school's worth, a few hundred bytes each. */
+/** Open positions whose last valuation `Pricing` keeps at most: a school's worth, a few hundred bytes each. */
 export const MAX_VALUATIONS = 100_000;
 /** How many of the oldest valuations make room at once when MAX_VALUATIONS are kept (see `keepValuation`). */
 export const VALUATIONS_DROPPED_AT_ONCE = 10_000;
