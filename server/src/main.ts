@@ -14,6 +14,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before listening, so a signal sent once the server says where it runs finds the handler.
+  if (config.diagnosticHeapSignal) process.on('SIGUSR2', printHeapAfterCollection);
   const { app, metricsPort } = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -53,7 +55,6 @@ async function main(): Promise<void> {
     app.log.fatal({ err: reason }, 'unhandled rejection; stopping');
     process.exit(1);
   });
-  if (config.diagnosticHeapSignal) process.on('SIGUSR2', printHeapAfterCollection);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
