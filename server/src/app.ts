@@ -32,7 +32,7 @@ import { createNewsModule } from './news/index.js';
 import { installApiDocs } from './openapi/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
-import { createTradingModule } from './trading/index.js';
+import { createTradingModule, type TradingModule } from './trading/index.js';
 
 /** How long the shutdown waits for admitted requests before it closes the modules (main.ts exits by force at 10 s). */
 const SHUTDOWN_DRAIN_MS = 6_000;
@@ -53,6 +53,8 @@ export interface PipdeskApp {
   app: FastifyInstance;
   ctx: AppContext;
   market: MarketModule;
+  /** Orders, positions and the live book; tests read its in-memory caches (docs/operations.md#memory). */
+  trading: TradingModule;
   /** The `METRICS_PORT` listener's port, when one was asked for (docs/operations.md#metrics). */
   metricsPort?: number;
 }
@@ -231,7 +233,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await db.close();
     metrics.close();
   });
-  if (config.metricsPort === undefined) return { app, ctx, market };
+  if (config.metricsPort === undefined) return { app, ctx, market, trading };
   try {
     const metricsServer = await startMetricsServer(metrics, {
       port: config.metricsPort,
@@ -239,7 +241,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       token: config.metricsToken,
     });
     app.addHook('onClose', () => metricsServer.close());
-    return { app, ctx, market, metricsPort: metricsServer.port };
+    return { app, ctx, market, trading, metricsPort: metricsServer.port };
   } catch (err) {
     // The port is taken: stop what was started rather than run without the metrics asked for.
     await app.close();

@@ -95,6 +95,8 @@ const envSchema = z.object({
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   OVERLOAD_RETRY_AFTER_SECONDS: positiveInt.max(3600).default(1),
+  // A diagnostic for soaks (docs/operations.md#memory): off in production.
+  DIAGNOSTIC_HEAP_SIGNAL: bool.optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -183,6 +185,11 @@ export interface Config {
     /** How often the event loop is sampled (1 s; tests shorten it). */
     sampleIntervalMs: number;
   };
+  /**
+   * On SIGUSR2, collect garbage (when node runs with --expose-gc) and print the memory use as
+   * one JSON line on stdout (docs/operations.md#memory); off by default, for bench/soak.mjs.
+   */
+  diagnosticHeapSignal: boolean;
 }
 
 /**
@@ -273,6 +280,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       retryAfterSeconds: env.OVERLOAD_RETRY_AFTER_SECONDS,
       sampleIntervalMs: 1000,
     },
+    diagnosticHeapSignal: env.DIAGNOSTIC_HEAP_SIGNAL ?? false,
     ...overrides,
   };
   return config;

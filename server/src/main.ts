@@ -14,6 +14,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before listening, so a signal sent once the server says where it runs finds the handler.
+  if (config.diagnosticHeapSignal) process.on('SIGUSR2', printHeapAfterCollection);
   const { app, metricsPort } = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -55,6 +57,20 @@ async function main(): Promise<void> {
   });
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * DIAGNOSTIC_HEAP_SIGNAL (docs/operations.md#memory): a full collection first when node runs with
+ * --expose-gc, so `heap_used` is what is still reachable, then one JSON line on stdout whatever
+ * LOG_LEVEL is, for bench/soak.mjs to read.
+ */
+function printHeapAfterCollection(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const m = process.memoryUsage();
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'heap after gc', collected: gc !== undefined, heap_used: m.heapUsed, heap_total: m.heapTotal, rss: m.rss, external: m.external, array_buffers: m.arrayBuffers, at: Date.now() })}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

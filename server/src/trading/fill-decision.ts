@@ -265,7 +265,7 @@ export function decideFill(req: ExecutionRequest, now: number, pricing: Pricing)
     // Only the added exposure needs free margin (a flip first releases the old side's margin).
     const added = fill.quantity.abs().minus(oldQuantity.abs()).times(pair.contractSize);
     const required = marginUsd(added, baseRate, leverage);
-    const figures = valueAccount(balanceMinor, leverage, req.positions.map(positionStateFromRow), pricing);
+    const figures = valueAccount(balanceMinor, leverage, req.positions.map(positionStateFromRow), pricing, true);
     if (required.gt(figures.freeMargin)) return reject(REJECTION.margin(required, figures.freeMargin));
   }
 
@@ -359,7 +359,8 @@ export function decideFill(req: ExecutionRequest, now: number, pricing: Pricing)
       realizedMinor,
       executedAt: now,
       balanceMinor: balanceAfter,
-      equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing).equity,
+      // Kept: valued under the account's lock (math.ts, `valuePosition`).
+      equity: valueAccount(balanceAfter, leverage, positionsAfter, pricing, true).equity,
       ...(req.statistics ? { read: req.statistics } : {}),
     };
   };

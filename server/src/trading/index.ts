@@ -40,6 +40,7 @@ export async function createTradingModule(
     { auth: deps.auth, isLeader: () => deps.market.isLeader() },
   );
   let purgeTimer: NodeJS.Timeout | undefined;
+  let unsubscribers: Array<() => void> = [];
 
   const purge = async () => {
     try {
@@ -60,6 +61,14 @@ export async function createTradingModule(
     },
     registerSockets: (app) => live.registerSockets(app),
     start: async () => {
+      // A closed position leaves the valuation cache with its close, on every node; after a
+      // resync, closes missed meanwhile must not stay behind (docs/operations.md#memory).
+      unsubscribers = [
+        ctx.bus.subscribe('execution', ({ payload }) => {
+          if (payload.position_state?.status === 'CLOSED') service.pricing.forgetValuation(payload.position_state.id);
+        }),
+        ctx.bus.subscribe('resync', () => service.pricing.forgetValuations()),
+      ];
       await live.start();
       // After the live book, so the executions the engine causes find it following the bus.
       await engine.start();
@@ -70,6 +79,7 @@ export async function createTradingModule(
     },
     stop: async () => {
       if (purgeTimer) clearInterval(purgeTimer);
+      for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
       await performance.stop();
       // First, while this node still leads: running triggers finish and trailing stops are written.
       await engine.stop();

@@ -90,18 +90,18 @@ describe('valuing positions and accounts at current prices', () => {
     market.set('USDJPY', 114.44, 114.46); // mid 114.45
     const pricing = new Pricing(market.pairs, market.prices);
     // buy 0.1 lot (10,000 USD) at 115.05; the bid is 114.44 → −6,100 JPY at 114.45
-    const long = valuePosition(state('USDJPY', 10, '115.05'), 100, pricing);
+    const long = valuePosition(state('USDJPY', 10, '115.05'), 100, pricing, true);
     expect(long.currentPrice!.toString()).toBe('114.44');
     expect(long.unrealizedPnl.toFixed(2)).toBe('-53.30');
     expect(long.margin.toFixed(2)).toBe('100.00');
-    const short = valuePosition(state('USDJPY', -10, '115.05'), 100, pricing);
+    const short = valuePosition(state('USDJPY', -10, '115.05'), 100, pricing, true);
     expect(short.currentPrice!.toString()).toBe('114.46');
     expect(short.unrealizedPnl.toFixed(2)).toBe('51.55'); // 5,900 JPY ÷ 114.45
   });
 
   it('values a cross through the catalogue (EURJPY margin in EURUSD, P&L in USDJPY)', () => {
     const { pricing } = eurJpyAt160();
-    const v = valuePosition(state('EURJPY', 100, '159', 9), 100, pricing);
+    const v = valuePosition(state('EURJPY', 100, '159', 9), 100, pricing, true);
     expect(v.margin.toFixed(2)).toBe('1100.00'); // 100,000 EUR × 1.1 ÷ 100
     expect(v.unrealizedPnl.toFixed(2)).toBe('689.66'); // 100,000 × 1 JPY ÷ 145
   });
@@ -155,19 +155,19 @@ describe('valuing positions and accounts at current prices', () => {
   it('values a position again when any input of its last valuation changes: its tick, either rate, its quantity, its entry or the leverage', () => {
     const { market, pricing } = eurJpyAt160();
     const figures = (p: PositionState, leverage = 100) => {
-      const v = valuePosition(p, leverage, pricing);
+      const v = valuePosition(p, leverage, pricing, true);
       return [v.currentPrice?.toString(), v.unrealizedPnl.toFixed(2), v.margin.toFixed(2)];
     };
     const eurjpy = state('EURJPY', 100, '159', 9);
     expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
     expect(figures(eurjpy)).toEqual(['160', '689.66', '1100.00']);
     // Between ticks the last valuation is handed out again (its figures are the same objects).
-    const again = [valuePosition(eurjpy, 100, pricing), valuePosition(eurjpy, 100, pricing)];
+    const again = [valuePosition(eurjpy, 100, pricing, true), valuePosition(eurjpy, 100, pricing, true)];
     expect(again[1]!.unrealizedPnl).toBe(again[0]!.unrealizedPnl);
     expect(again[1]!.margin).toBe(again[0]!.margin);
     // A position not stored yet (id 0, a fill's new one on PostgreSQL) is valued afresh each time.
     const unsaved = { ...eurjpy, id: positionId(0) };
-    expect(valuePosition(unsaved, 100, pricing).margin).not.toBe(valuePosition(unsaved, 100, pricing).margin);
+    expect(valuePosition(unsaved, 100, pricing, true).margin).not.toBe(valuePosition(unsaved, 100, pricing, true).margin);
     market.set('EURJPY', 161, 161); // its own tick
     expect(figures(eurjpy)).toEqual(['161', '1379.31', '1100.00']);
     market.set('USDJPY', 150, 150); // the quote currency's rate
@@ -189,11 +189,34 @@ describe('valuing positions and accounts at current prices', () => {
     market.set('EURUSD', 1.2, 1.2);
     const pricing = new Pricing(market.pairs, market.prices);
     for (let i = 0; i < 3; i++) {
-      const answer = valuePosition(state('EURUSD', 100, '1.19'), 100, pricing);
+      const answer = valuePosition(state('EURUSD', 100, '1.19'), 100, pricing, true);
       expect([answer.currentPrice?.toString(), answer.unrealizedPnl.toFixed(2)]).toEqual(['1.2', '1000.00']);
       answer.unrealizedPnl = Dec.from(-1);
       answer.currentPrice = null;
     }
+  });
+
+  it('forgets a closed position: its valuation leaves the cache and the count falls back; a read keeps nothing (docs/operations.md#memory)', () => {
+    const market = new FakeMarket();
+    market.set('EURUSD', 1.2, 1.2);
+    const pricing = new Pricing(market.pairs, market.prices);
+    const at = (id: number) => valuePosition({ ...state('EURUSD', 100, '1.19'), id: positionId(id) }, 100, pricing, true).margin;
+    const kept = [at(1), at(2), at(3)];
+    expect(pricing.valuationCount()).toBe(3);
+    pricing.forgetValuation(positionId(2));
+    expect(pricing.valuationCount()).toBe(2);
+    expect(pricing.lastValuation(2)).toBeUndefined();
+    // The others are still handed out again; position 2, were it valued again, afresh.
+    expect(at(1)).toBe(kept[0]);
+    expect(at(2)).not.toBe(kept[1]);
+    pricing.forgetValuations();
+    expect(pricing.valuationCount()).toBe(0);
+    expect(at(3)).not.toBe(kept[2]);
+    // A read (keep left out) reuses what the order path kept but keeps nothing itself.
+    const read = valuePosition({ ...state('EURUSD', 100, '1.19'), id: positionId(4) }, 100, pricing);
+    expect(read.margin.toFixed(2)).toBe(kept[0]!.toFixed(2));
+    expect(pricing.valuationCount()).toBe(1);
+    expect(valuePosition({ ...state('EURUSD', 100, '1.19'), id: positionId(3) }, 100, pricing).margin).toBe(at(3));
   });
 
   it(`keeps at most ${MAX_VALUATIONS.toLocaleString('en-US')} valuations: past that the ${VALUATIONS_DROPPED_AT_ONCE.toLocaleString('en-US')} first kept make room`, () => {
@@ -202,7 +225,7 @@ describe('valuing positions and accounts at current prices', () => {
     market.set('GBPUSD', 1.3, 1.3);
     const pricing = new Pricing(market.pairs, market.prices);
     const at = (id: number, symbol = 'GBPUSD') =>
-      valuePosition({ ...state(symbol, 100, '1.19'), id: positionId(id) }, 100, pricing).margin;
+      valuePosition({ ...state(symbol, 100, '1.19'), id: positionId(id) }, 100, pricing, true).margin;
     const first = at(1, 'EURUSD');
     const kept = new Map<number, Dec>();
     for (let id = 2; id <= MAX_VALUATIONS; id++) kept.set(id, at(id));
@@ -234,8 +257,8 @@ describe('valuing positions and accounts at current prices', () => {
     market.set('EURUSD', 1.1, 1.1);
     const pricing = new Pricing(market.pairs, market.prices);
     // No tick for either pair: no price and no P&L, the margin from the EUR rate alone.
-    expect(valuePosition(state('EURJPY', 100, '159', 9), 100, pricing).margin.toFixed(2)).toBe('1100.00');
-    expect(valuePosition(state('EURMINI', 100, '159', 9), 100, pricing).margin.toFixed(2)).toBe('11.00');
+    expect(valuePosition(state('EURJPY', 100, '159', 9), 100, pricing, true).margin.toFixed(2)).toBe('1100.00');
+    expect(valuePosition(state('EURMINI', 100, '159', 9), 100, pricing, true).margin.toFixed(2)).toBe('11.00');
   });
 
   it('values as a fresh Pricing does, whatever the order of ticks and position changes (property)', () => {
@@ -273,7 +296,7 @@ describe('valuing positions and accounts at current prices', () => {
               v.unrealizedPnl.toString(),
               v.margin.toString(),
             ];
-            expect(text(valuePosition(p, s.leverage, pricing))).toEqual(
+            expect(text(valuePosition(p, s.leverage, pricing, true))).toEqual(
               text(valuePosition(p, s.leverage, new Pricing(market.pairs, market.prices))),
             );
           }
@@ -298,7 +321,7 @@ describe('valuing positions and accounts at current prices', () => {
   it('values nothing without a price (and an account without positions has no margin level)', () => {
     const market = new FakeMarket();
     const pricing = new Pricing(market.pairs, market.prices);
-    const v = valuePosition(state('EURUSD', 100, '1.1'), 100, pricing);
+    const v = valuePosition(state('EURUSD', 100, '1.1'), 100, pricing, true);
     expect(v.currentPrice).toBeNull();
     expect(v.unrealizedPnl.isZero()).toBe(true);
     expect(valueAccount(100, 100, [], pricing).marginLevel).toBeNull();

@@ -197,10 +197,30 @@ export class Pricing {
     return this.valuations.get(id);
   }
 
+  /** How many valuations are kept (docs/operations.md#memory): about the open positions valued on this node. */
+  valuationCount(): number {
+    return this.valuations.size;
+  }
+
   /**
-   * Keeps `valuation` as position `id`'s last. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
-   * first kept make room (a Map iterates in insertion order), so closed positions age out and
-   * an open one dropped is valued afresh once. They go many at once because each walk from the
+   * Position `id` closed: its valuation goes with it, so the cache holds open positions only
+   * (docs/operations.md#memory). Called for every close this node hears of on the bus.
+   */
+  forgetValuation(id: number): void {
+    this.valuations.delete(id);
+  }
+
+  /** Forgets every valuation: after a resync, a close this node did not hear of leaves none behind. */
+  forgetValuations(): void {
+    this.valuations.clear();
+  }
+
+  /**
+   * Keeps `valuation` as position `id`'s last. A close removes it (`forgetValuation`), and only the
+   * order path keeps (`valuePosition`), so the cap is a backstop that open positions alone never
+   * reach on one node. At MAX_VALUATIONS the VALUATIONS_DROPPED_AT_ONCE
+   * first kept make room (a Map iterates in insertion order), and an open one dropped is valued
+   * afresh once. They go many at once because each walk from the
    * Map's start steps over the places earlier deletions left there (one at a time was measured
    * far slower past the cap: docs/decisions.md, bench/valuation.mjs).
    */
@@ -286,7 +306,7 @@ export interface Valuation {
   readonly value: Readonly<PositionValue>;
 }
 
-/** Open positions whose last valuation `Pricing` keeps: a school's worth, a few hundred bytes each. */
+/** Open positions whose last valuation `Pricing` keeps at most: a school's worth, a few hundred bytes each. */
 export const MAX_VALUATIONS = 100_000;
 /** How many of the oldest valuations make room at once when MAX_VALUATIONS are kept (see `keepValuation`). */
 export const VALUATIONS_DROPPED_AT_ONCE = 10_000;
@@ -298,8 +318,12 @@ export const VALUATIONS_DROPPED_AT_ONCE = 10_000;
  * of its pair and rates nothing else changes a position's value but its quantity, its entry and
  * the leverage, so the last valuation is reused while all of its inputs are the same. A
  * position not yet stored (id 0) is valued afresh.
+ * `keep`: only the order path, valuing inside its write transaction under the account's lock,
+ * keeps what it valued. A position it values is open until a later transaction closes it, and
+ * that close's event forgets it after; a read values from a snapshot that a close may already
+ * have overtaken (its event heard first), so it only reuses (docs/operations.md#memory).
  */
-export function valuePosition(state: PositionState, leverage: number, pricing: Pricing): PositionValue {
+export function valuePosition(state: PositionState, leverage: number, pricing: Pricing, keep = false): PositionValue {
   const pair = pricing.pair(state.symbol);
   if (!pair || state.quantityCentilots === 0) return noValue();
   const quote = pricing.quote(state.symbol);
@@ -327,7 +351,7 @@ export function valuePosition(state: PositionState, leverage: number, pricing: P
     quoteRate,
     baseRate,
   );
-  if (state.id > 0)
+  if (keep && state.id > 0)
     pricing.keepValuation(state.id, {
       pair,
       quantityCentilots: state.quantityCentilots,
@@ -360,9 +384,10 @@ export function valueAccount(
   leverage: number,
   positions: Iterable<PositionState>,
   pricing: Pricing,
+  keep = false,
 ): AccountValue {
   const values = new Map<number, PositionValue>();
-  for (const p of positions) if (p.status === 'OPEN') values.set(p.id, valuePosition(p, leverage, pricing));
+  for (const p of positions) if (p.status === 'OPEN') values.set(p.id, valuePosition(p, leverage, pricing, keep));
   const balance = Dec.scaled(balanceMinor, 2);
   return { balance, ...accountFigures(balance, values.values()), positions: values };
 }

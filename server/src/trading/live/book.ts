@@ -119,6 +119,16 @@ export class LiveBook {
     }
   }
 
+  /**
+   * What the book holds (docs/operations.md#memory): accounts seen (one per account that held a
+   * position or executed here), open positions, and their entries in the per-symbol indexes.
+   */
+  counts(): { accounts: number; positions: number; dependents: number } {
+    let dependents = 0;
+    for (const set of this.dependents.values()) dependents += set.size;
+    return { accounts: this.accounts.size, positions: this.positions.size, dependents };
+  }
+
   // ------------------------------------------------------------------ loading and events
 
   /** Replaces an account's state with what the database holds (start-up). */

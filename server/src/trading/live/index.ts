@@ -33,6 +33,8 @@ export interface LiveTrading {
    * academy's roster, docs/academy.md#the-roster); undefined as for `accountFigures`.
    */
   accountSnapshot(accountId: number): { figures: LiveAccountFigures; positions: PositionState[] } | undefined;
+  /** What this node's live book holds (docs/operations.md#memory); zeros before start(). */
+  bookCounts(): { accounts: number; positions: number; dependents: number };
   /** One message to every trading socket of the trader on this node; built only when there is one (other modules' notices: alerts). */
   sendToUser<K extends TradingServerMessageType>(userId: number, type: K, payload: TradingServerMessageMap[K]): void;
 }
@@ -151,6 +153,10 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     accountFigures(accountId) {
       const account = node?.book.account(accountId);
       return account && node ? node.book.figures(account) : undefined;
+    },
+
+    bookCounts() {
+      return node?.book.counts() ?? { accounts: 0, positions: 0, dependents: 0 };
     },
 
     sendToUser(userId, type, payload) {
