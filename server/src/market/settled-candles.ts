@@ -35,7 +35,7 @@ interface Entry {
  * (the hot read: every pair page and timeframe switch) reads one short range of the database
  * instead of a thousand rows. When the edge moves on, only the candles between the old edge
  * and the new one are read and appended, and the whole is read again once a minute. Bound: active pairs × 7 timeframes × CHART_MAX_LIMIT
- * candles (docs/operations.md#what-the-server-keeps-in-memory).
+ * candles (docs/operations.md#memory).
  */
 export class SettledCandles {
   private readonly entries = new Map<string, Entry>();
