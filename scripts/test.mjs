@@ -1,12 +1,39 @@
 // `npm test`: everything, in order: lint, type check, import rules, unit and integration tests (server on
 // SQLite, and on PostgreSQL when reachable), web component tests, and the browser suite in
 // Chromium. Ends with one line `N passed, N failed` counting every test of every suite.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ensureNginx } from './cluster-lib.mjs';
 import { buildIfChanged, ensureInstalled, root, run } from './lib.mjs';
+
+/** Runs a command with its output captured (stdout and stderr in arrival order); resolves with both. */
+function runCaptured(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+    let output = '';
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+    child.on('error', (err) => resolve({ code: 127, output: String(err) }));
+  });
+}
+
+/** Works through `tasks` with at most `lanes` of them running at once. */
+async function runInLanes(tasks, lanes, work) {
+  const queue = [...tasks];
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, queue.length) }, async () => {
+      while (queue.length) await work(queue.shift());
+    }),
+  );
+}
 
 const tmp = path.join(root, '.tmp');
 mkdirSync(tmp, { recursive: true });
@@ -48,22 +75,48 @@ async function serviceUrl(envUrl, fallback, requireFlag, label) {
 
 await ensureInstalled();
 
-console.log('\n== Lint (biome)');
-check('lint', (await run('npx', ['biome', 'check', '.'])) === 0);
-
-console.log('\n== Type check');
-const tsc = [
-  ['tsc', '-b', 'server/tsconfig.json'],
-  ['tsc', '-p', 'server/tsconfig.check.json'],
-  ['tsc', '-p', 'web/tsconfig.json'],
-  ['tsc', '-p', 'e2e/tsconfig.json'],
+// The static checks are independent single-threaded processes (tsc, biome, dependency-cruiser):
+// run side by side, one per core, each one's output printed whole when it ends (not interleaved).
+// The server's `tsc -b` is the build the browser suite and the process tests use, so the web
+// build for the browser suite follows it in the same lane instead of after the Vitest run.
+console.log('\n== Lint, type check, import rules and build (side by side)');
+const lanes = Math.max(2, availableParallelism());
+let buildError;
+const staticChecks = [
+  {
+    name: 'typecheck',
+    label: 'tsc -b server/tsconfig.json, then the build for the browser suite',
+    cmd: ['npx', 'tsc', '-b', 'server/tsconfig.json'],
+    // After the type check built contract + server: the same build the browser suite needs.
+    afterwards: async () => {
+      try {
+        await buildIfChanged();
+      } catch (err) {
+        buildError = err;
+      }
+    },
+  },
+  { name: 'typecheck', label: 'tsc -p server/tsconfig.check.json', cmd: ['npx', 'tsc', '-p', 'server/tsconfig.check.json'] },
+  { name: 'typecheck', label: 'tsc -p web/tsconfig.json', cmd: ['npx', 'tsc', '-p', 'web/tsconfig.json'] },
+  { name: 'typecheck', label: 'tsc -p e2e/tsconfig.json', cmd: ['npx', 'tsc', '-p', 'e2e/tsconfig.json'] },
+  {
+    name: 'imports',
+    label: 'import rules (dependency-cruiser: no circles, db/ knows no feature)',
+    cmd: ['npm', 'run', '--silent', 'check:imports'],
+  },
+  { name: 'lint', label: 'lint (biome)', cmd: ['npx', 'biome', 'check', '.'] },
 ];
-let typesOk = true;
-for (const args of tsc) typesOk = (await run('npx', args)) === 0 && typesOk;
-check('typecheck', typesOk);
-
-console.log('\n== Import rules (dependency-cruiser: no circles, db/ knows no feature)');
-check('imports', (await run('npm', ['run', '--silent', 'check:imports'])) === 0);
+const staticOk = new Map();
+await runInLanes(staticChecks, lanes, async (task) => {
+  const started = Date.now();
+  const { code, output } = await runCaptured(task.cmd[0], task.cmd.slice(1));
+  console.log(`\n-- ${task.label}: ${code === 0 ? 'ok' : `failed (${code})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (output.trim()) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+  staticOk.set(task.name, (staticOk.get(task.name) ?? true) && code === 0);
+  if (task.afterwards && code === 0) await task.afterwards();
+  else if (task.afterwards) buildError = new Error(`${task.label} failed`);
+});
+for (const name of ['lint', 'typecheck', 'imports']) check(name, staticOk.get(name) ?? false);
 
 const pgUrl = await serviceUrl(
   process.env.DATABASE_URL,
@@ -105,10 +158,8 @@ if (existsSync(vitestJson)) {
 
 console.log('\n== Browser suite (Playwright in Chromium)');
 let browserReady = true;
-try {
-  await buildIfChanged();
-} catch (err) {
-  console.error(err.message);
+if (buildError) {
+  console.error(buildError.message);
   browserReady = false;
   check('build', false);
 }
