@@ -1,14 +1,21 @@
 import type { OrderDto, PlatformDataDto, PositionDto } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ScriptedPriceSource } from '../../market/index.js';
+import { insertSignedInTrader } from '../../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp } from '../../test/helpers.js';
-import { signedInTrader } from '../../test/traders.js';
 import { auditAccount } from '../audit.js';
 
 // docs/order-engine.md end to end: a real server (SQLite, or PostgreSQL with TEST_DATABASE_URL)
 // driven tick by tick by a scripted price source, observed only through the API.
 
-type Trader = Awaited<ReturnType<typeof signedInTrader>>;
+type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
+
+/**
+ * A trader with a funded account and a session, straight in the database: these tests are about
+ * triggers, not sign-in (auth/login.test.ts), and two scrypt hashes per trader cost more than the
+ * trigger table itself.
+ */
+const newTrader = (app: TestApp) => insertSignedInTrader(app);
 
 /** How long a tick that must trigger nothing is given to (wrongly) trigger something. */
 const QUIET_MS = 80;
@@ -136,7 +143,7 @@ describe('triggers end to end', () => {
       it(`${row.name} fills at the tick's price (a gap fills ${row.type === 'LIMIT' ? 'better' : 'worse'})`, async () => {
         for (const [bid, ask, fill] of [row.at, row.gap]) {
           h.tick(1.1, 1.1002);
-          const t = await signedInTrader(h.app);
+          const t = await newTrader(h.app);
           const placed = await h.pending(t, { side: row.side, order_type: row.type, price: row.price });
           expect(placed.status).toBe('PENDING');
           h.tick(...row.quiet);
@@ -156,7 +163,7 @@ describe('triggers end to end', () => {
             quantity: row.side === 'BUY' ? 0.1 : -0.1,
             average_entry_price: fill,
           });
-          expect(await auditAccount(h.app.ctx.db, t.account!.accountId)).toEqual([]);
+          expect(await auditAccount(h.app.ctx.db, t.accountId!)).toEqual([]);
         }
       });
     }
@@ -212,7 +219,7 @@ describe('triggers end to end', () => {
       it(`the ${row.name} closes the whole position at the tick's price`, async () => {
         for (const [bid, ask, fill] of [row.at, row.gap]) {
           h.tick(1.1, 1.1002);
-          const t = await signedInTrader(h.app);
+          const t = await newTrader(h.app);
           const position = await h.market(t, { side: row.side, quantity: 0.3, ...row.protection });
           h.tick(...row.quiet);
           await h.quiet();
@@ -231,7 +238,7 @@ describe('triggers end to end', () => {
             position_id: position.id,
           });
           expect((await h.platform(t)).open_positions).toEqual([]);
-          expect(await auditAccount(h.app.ctx.db, t.account!.accountId)).toEqual([]);
+          expect(await auditAccount(h.app.ctx.db, t.accountId!)).toEqual([]);
         }
       });
     }
@@ -239,7 +246,7 @@ describe('triggers end to end', () => {
 
   it('a STOP_LIMIT triggers and fills on the same tick, or rests as a LIMIT until its limit is reached', async () => {
     h.tick(1.1, 1.1002);
-    const t = await signedInTrader(h.app);
+    const t = await newTrader(h.app);
     const sameTick = await h.pending(t, { side: 'BUY', order_type: 'STOP_LIMIT', price: 1.101, limit_price: 1.1015 });
     const rests = await h.pending(t, { side: 'SELL', order_type: 'STOP_LIMIT', price: 1.099, limit_price: 1.0995 });
     h.tick(1.101, 1.1012); // crosses the BUY's stop; ask 1.1012 ≤ its limit 1.1015
@@ -271,7 +278,7 @@ describe('triggers end to end', () => {
 
   it('runs one account’s triggers of one tick in order: protection first, then orders, older first', async () => {
     h.tick(1.1, 1.1002);
-    const t = await signedInTrader(h.app);
+    const t = await newTrader(h.app);
     const long = await h.market(t, { side: 'BUY', stop_loss: 1.095 });
     const olderStop = await h.pending(t, { side: 'SELL', order_type: 'STOP', price: 1.095 });
     const newerLimit = await h.pending(t, { side: 'BUY', order_type: 'LIMIT', price: 1.0955 });
@@ -294,12 +301,12 @@ describe('triggers end to end', () => {
       ['BUY', 1.0942, 'client', false],
     ]);
     expect(trades.slice(2).map((x) => x.order)).toEqual([olderStop.id, newerLimit.id]);
-    expect(await auditAccount(h.app.ctx.db, t.account!.accountId)).toEqual([]);
+    expect(await auditAccount(h.app.ctx.db, t.accountId!)).toEqual([]);
   });
 
   it('a SHORT’s trailing stop follows the ask down, never up, and closes as a trailing stop', async () => {
     h.tick(150, 150.02, 'USDJPY');
-    const t = await signedInTrader(h.app);
+    const t = await newTrader(h.app);
     const short = await h.market(t, { symbol: 'USDJPY', side: 'SELL', trailing_stop_pips: 25 });
     h.tick(149.8, 149.82, 'USDJPY'); // ask + 0.25 = 150.07
     h.tick(149.9, 149.92, 'USDJPY'); // up: stays
@@ -318,7 +325,7 @@ describe('triggers end to end', () => {
 
   it('expires a GTD order within a second of its expiry', async () => {
     h.tick(1.1, 1.1002);
-    const t = await signedInTrader(h.app);
+    const t = await newTrader(h.app);
     const expiresAt = Date.now() + 1_200;
     const gtd = await h.pending(t, {
       side: 'BUY',
@@ -356,7 +363,7 @@ describe('a LONG’s trailing stop across a restart', () => {
   });
 
   it('rises with the bid, holds when it falls, is at most a second behind on disk, and survives a restart', async () => {
-    const t = await signedInTrader(h.app);
+    const t = await newTrader(h.app);
     const position = await h.market(t, { side: 'BUY', trailing_stop_pips: 20 });
     expect(position.stop_loss, 'a trailing stop with no stop loss starts at the fill: bid 1.1000 − 20 pips').toBe(1.098);
     const storedStop = async () => (await h.platform(t)).open_positions[0]?.stop_loss ?? null;
@@ -392,6 +399,6 @@ describe('a LONG’s trailing stop across a restart', () => {
       return o!;
     });
     expect(close).toMatchObject({ side: 'SELL', average_fill_price: 1.104, position_id: position.id });
-    expect(await auditAccount(h.app.ctx.db, t.account!.accountId)).toEqual([]);
+    expect(await auditAccount(h.app.ctx.db, t.accountId!)).toEqual([]);
   });
 });
