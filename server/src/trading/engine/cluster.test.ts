@@ -1,8 +1,8 @@
 import type { OrderDto } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ScriptedPriceSource } from '../../market/index.js';
+import { insertSignedInTrader } from '../../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../../test/helpers.js';
-import { signedInTrader } from '../../test/traders.js';
 import { auditAccount } from '../audit.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -67,12 +67,12 @@ describe(
       );
     }
 
-    async function orderOn(app: TestApp, t: Awaited<ReturnType<typeof signedInTrader>>, id: number): Promise<OrderDto> {
+    async function orderOn(app: TestApp, t: Awaited<ReturnType<typeof insertSignedInTrader>>, id: number): Promise<OrderDto> {
       const res = await app.app.inject({ method: 'GET', url: '/api/trading/orders/?page_size=100', headers: t.headers });
       return (res.json().results as OrderDto[]).find((o) => o.id === id)!;
     }
 
-    async function placeOn(app: TestApp, t: Awaited<ReturnType<typeof signedInTrader>>, body: object): Promise<OrderDto> {
+    async function placeOn(app: TestApp, t: Awaited<ReturnType<typeof insertSignedInTrader>>, body: object): Promise<OrderDto> {
       const res = await app.app.inject({
         method: 'POST',
         url: '/api/trading/place-pending-order/',
@@ -84,7 +84,7 @@ describe(
     }
 
     it('an order placed on a node that does not lead triggers on the leader, once', async () => {
-      const t = await signedInTrader(follower);
+      const t = await insertSignedInTrader(follower);
       const order = await placeOn(follower, t, { side: 'BUY', order_type: 'LIMIT', price: 1.099 });
       await new Promise((r) => setTimeout(r, 100)); // the placement travels to the leader over the bus
       tick(sources[0]!, 1.0985, 1.0987);
@@ -100,15 +100,15 @@ describe(
       await new Promise((r) => setTimeout(r, 200)); // time for a wrongful second fill to show up
       const platform = await follower.app.inject({ method: 'GET', url: '/api/trading/platform-data/', headers: t.headers });
       expect(platform.json().data.recent_trades.filter((x: { order: number }) => x.order === order.id)).toHaveLength(1);
-      expect(await auditAccount(follower.ctx.db, t.account!.accountId)).toEqual([]);
+      expect(await auditAccount(follower.ctx.db, t.accountId!)).toEqual([]);
       tick(sources[0]!, 1.1, 1.1002);
     });
 
     it.skipIf(!clustered)('when the leader goes away, the next one loads the armed orders and triggers them', async () => {
-      const t = await signedInTrader(follower);
+      const t = await insertSignedInTrader(follower);
       const before = await placeOn(follower, t, { side: 'SELL', order_type: 'LIMIT', price: 1.101 });
       // Another trader's position, so the pending fills do not net with it.
-      const t2 = await signedInTrader(follower);
+      const t2 = await insertSignedInTrader(follower);
       await freshTick();
       const stopLoss = await follower.app.inject({
         method: 'POST',
@@ -142,7 +142,7 @@ describe(
         const close = (res.json().results as OrderDto[]).find((o) => o.reason === 'stop_loss');
         expect(close?.status).toBe('FILLED');
       });
-      for (const trader of [t, t2]) expect(await auditAccount(follower.ctx.db, trader.account!.accountId)).toEqual([]);
+      for (const trader of [t, t2]) expect(await auditAccount(follower.ctx.db, trader.accountId!)).toEqual([]);
     });
   },
 );

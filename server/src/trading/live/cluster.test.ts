@@ -2,8 +2,8 @@ import type { OrderDto, PlaceMarketOrderResponse } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ScriptedPriceSource } from '../../market/index.js';
+import { insertSignedInTrader } from '../../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../../test/helpers.js';
-import { signedInTrader } from '../../test/traders.js';
 import { auditAccount } from '../audit.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -52,7 +52,7 @@ describe(
     });
 
     it('confirms on one node an order executed on another, and streams the leader’s prices there', async () => {
-      const trader = await signedInTrader(orderNode);
+      const trader = await insertSignedInTrader(orderNode);
       const ws = new WebSocket(`${socketNode.url.replace('http', 'ws')}/ws/trading/`);
       const messages: Array<Record<string, unknown> & { type: string }> = [];
       ws.on('message', (data) => messages.push(JSON.parse(String(data))));
@@ -66,7 +66,7 @@ describe(
         }
       };
       await new Promise((r) => ws.once('open', r));
-      ws.send(JSON.stringify({ type: 'authenticate', token: trader.session.token }));
+      ws.send(JSON.stringify({ type: 'authenticate', token: trader.token }));
       await waitFor('connection_established');
       ws.send(JSON.stringify({ type: 'subscribe_to_pnl' }));
       await waitFor('pnl_subscription_confirmed');
@@ -93,7 +93,7 @@ describe(
     });
 
     it('stops out once across nodes: each position closed exactly once', async () => {
-      const trader = await signedInTrader(orderNode, { balanceMinor: 100_000 });
+      const trader = await insertSignedInTrader(orderNode, { balanceMinor: 100_000 });
       for (const [symbol, quantity] of [
         ['EURUSD', 0.5],
         ['GBPUSD', 0.3],
@@ -135,7 +135,7 @@ describe(
         await socketNode.app.inject({ method: 'GET', url: '/api/trading/platform-data/', headers: trader.headers })
       ).json().data;
       expect(platform.trading_account.balance).toBe(0);
-      expect(await auditAccount(orderNode.ctx.db, trader.account!.accountId)).toEqual([]);
+      expect(await auditAccount(orderNode.ctx.db, trader.accountId!)).toEqual([]);
       tick('GBPUSD', 1.3, 1.3002);
     });
   },
