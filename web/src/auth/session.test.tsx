@@ -1,6 +1,6 @@
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAuthServer } from '../test/fakeAuthServer';
 import { renderApp } from '../test/render';
 
@@ -28,6 +28,13 @@ function storedTokens() {
 
 describe('session (docs/screens.md#sign-in-and-session)', () => {
   let server: FakeAuthServer;
+
+  // The sign-in and password screens are lazy routes. findBy* below moves the fake clock 50 ms a
+  // poll, so its 5 s run out in a few real milliseconds: a module still loading on a busy machine
+  // would fail the test. Loaded once here, a lazy route renders on the next microtask.
+  beforeAll(async () => {
+    await Promise.all([import('./LoginPage'), import('../features/account/ChangePasswordPage')]);
+  });
 
   beforeEach(() => {
     // Only what the session uses is faked: the UI library's own polling keeps real intervals.
