@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'STUDENT_NOT_FOUND',
   'DRAWING_NOT_FOUND',
   'ALERT_NOT_FOUND',
+  'ACCOUNT_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409

@@ -55,7 +55,14 @@ export const tradingServerMessageSchemas = {
 
 /** Every message a client sends on /ws/trading/. */
 export const tradingClientMessageSchemas = {
-  authenticate: z.strictObject({ token: text().min(1).max(4096) }),
+  /**
+   * `account`: which of the trader's accounts the socket serves (docs/accounts.md), fixed by the
+   * first `authenticate`; the primary one without it. A client switches by opening another socket.
+   */
+  authenticate: z.strictObject({
+    token: text().min(1).max(4096),
+    account: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
   get_positions_update: z.strictObject({}),
   subscribe_to_pnl: z.strictObject({}),
   ping: z.strictObject({ timestamp: z.union([text(), z.number()]).optional() }),

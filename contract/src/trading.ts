@@ -83,6 +83,34 @@ export const tradingAccountSchema = z.object({
 });
 export type TradingAccountDto = z.infer<typeof tradingAccountSchema>;
 
+/** What an account is for (docs/accounts.md): the spec's one, an evaluation attempt's, a replay session's. */
+export const ACCOUNT_KINDS = ['primary', 'challenge', 'practice'] as const;
+export const accountKindSchema = z.enum(ACCOUNT_KINDS);
+export type AccountKind = z.infer<typeof accountKindSchema>;
+
+/** One of the trader's accounts as GET trading/accounts/ lists them (docs/accounts.md#the-accounts-call). */
+export const accountSummarySchema = z.object({
+  id: z.number().int(),
+  kind: accountKindSchema,
+  /** What the account switcher shows. */
+  name: z.string(),
+  currency: z.string(),
+  balance: z.number(),
+  equity: z.number(),
+  margin_used: z.number(),
+  free_margin: z.number(),
+  leverage: z.number().int(),
+  /** `ACTIVE`, `SUSPENDED` or `CLOSED`. */
+  status: z.string(),
+  created_at: isoTime,
+  /** The evaluation attempt a `challenge` account belongs to; null otherwise. */
+  challenge: z.object({ attempt_id: z.number().int(), status: z.string() }).nullable(),
+  /** The replay session a `practice` account belongs to; null otherwise. */
+  replay: z.object({ id: z.number().int(), status: z.string() }).nullable(),
+});
+export type AccountSummaryDto = z.infer<typeof accountSummarySchema>;
+export const accountsListSchema = z.array(accountSummarySchema);
+
 export const traderProfileSchema = z.object({ id: z.number().int(), user: userSchema });
 export type TraderProfileDto = z.infer<typeof traderProfileSchema>;
 

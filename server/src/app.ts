@@ -4,8 +4,9 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createAcademyModule } from './academy/index.js';
+import { createAccountGate } from './accounts/index.js';
 import { createAlertsModule } from './alerts/index.js';
-import { createAuthModule } from './auth/index.js';
+import { type AuthModule, createAuthModule } from './auth/index.js';
 import { createChartingModule } from './charting/index.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -182,7 +183,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bus.subscribe('tick', (tick) => metrics.tick(tick.symbol));
   }
 
-  const auth = await createAuthModule(ctx);
+  const signIn = await createAuthModule(ctx);
+  // Every signed-in call checks the account it names, if any, is the caller's (docs/accounts.md).
+  const auth: AuthModule = { ...signIn, authenticate: createAccountGate(db).gated(signIn.authenticate) };
   const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
   const trading = await createTradingModule(ctx, { auth, market });
   const news = await createNewsModule(ctx, { auth, market });

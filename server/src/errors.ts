@@ -59,6 +59,7 @@ export const errors = {
   studentNotFound: () => new AppError(404, 'STUDENT_NOT_FOUND', 'Student not found'),
   drawingNotFound: () => new AppError(404, 'DRAWING_NOT_FOUND', 'Drawing not found'),
   alertNotFound: () => new AppError(404, 'ALERT_NOT_FOUND', 'Alert not found'),
+  accountNotFound: () => new AppError(404, 'ACCOUNT_NOT_FOUND', 'Trading account not found'),
 
   positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
   orderNotPending: (status: string) =>

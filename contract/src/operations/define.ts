@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { envelope } from '../common.js';
+import { errorEnvelopeSchema } from '../errors.js';
 
 // How a call is declared, once (docs/api.md#how-a-call-is-declared): the server registers its
 // route from the entry, the OpenAPI document is generated from it and the web calls it through
@@ -62,6 +63,12 @@ export interface OperationSpec {
   query?: z.ZodObject;
   /** `lenient`: a body its schema refuses is read as none (logout ends the session whatever it is sent). */
   body?: { schema: z.ZodType; required: boolean; lenient?: boolean };
+  /**
+   * Takes the optional query parameter `account` (docs/accounts.md#choosing-the-account): which of
+   * the caller's accounts the call acts on; the primary one without it; another's, or none, is 404
+   * `ACCOUNT_NOT_FOUND`.
+   */
+  account?: boolean;
   /** Reads `Idempotency-Key` (docs/trading-rules.md#idempotency); the success answer may be a replay. */
   idempotent?: boolean;
   /** Changes stored state (a client retries only with an Idempotency-Key where `idempotent`). */
@@ -94,6 +101,8 @@ export interface ServerInput<Op extends OperationSpec> {
       : undefined;
   /** The Idempotency-Key, when the entry is idempotent and the caller sent one. */
   idempotencyKey: string | undefined;
+  /** The account named by `?account=`, checked to be the caller's (entries with `account`); undefined: the primary. */
+  account: number | undefined;
 }
 
 /** The success answer's data as the server returns it (before the envelope). */
@@ -110,6 +119,7 @@ export type CallInput<Op extends OperationSpec> = (Op['ids'] extends Readonly<Re
   : { ids?: undefined }) &
   (Op['params'] extends z.ZodType ? { params: In<Op['params']> } : { params?: undefined }) &
   (Op['query'] extends z.ZodType ? { query?: Partial<In<Op['query']>> } : { query?: undefined }) &
+  (Op['account'] extends true ? { account?: number } : { account?: undefined }) &
   (Op['body'] extends { schema: infer S; required: true }
     ? { body: In<S> }
     : Op['body'] extends { schema: infer S }
@@ -127,7 +137,15 @@ export function answersOf(op: OperationSpec): Record<number, ApiAnswer> {
       ...(contentType ? { contentType } : {}),
     };
   }
-  return { ...answers, ...op.errors };
+  const all: Record<number, ApiAnswer> = { ...answers, ...op.errors };
+  if (op.account) {
+    const notYours = '`ACCOUNT_NOT_FOUND`: the `account` named is not one of the caller’s.';
+    const found = all[404];
+    all[404] = found
+      ? { ...found, description: `${found.description} ${notYours}` }
+      : { description: notYours, json: errorEnvelopeSchema };
+  }
+  return all;
 }
 
 /** A call's path with its parameters filled in (encoded), still under /api. */

@@ -11,8 +11,8 @@ import {
 import { error, noAccount409, validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
-/** A read of the signed-in trader's current period (409 without a trading account). */
-const periodRead = { tag: 'performance', auth: true, writes: false } as const;
+/** A read of the signed-in trader's current period on the account named, else the primary one (409 without a trading account). */
+const periodRead = { tag: 'performance', auth: true, account: true, writes: false } as const;
 
 /** Statistics, the equity curve and the journal (docs/performance.md). */
 export const performanceOperations = {
@@ -70,6 +70,7 @@ export const performanceOperations = {
     description: 'Fields left out keep their value.',
     tag: 'performance',
     auth: true,
+    account: true,
     writes: true,
     rateLimits: ['orders'],
     ids: { tradeId: 'trade' },

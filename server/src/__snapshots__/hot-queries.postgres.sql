@@ -16,7 +16,11 @@ select * from "trading_accounts" where "id" = $1 for update;
 
 -- accounts.lockAccountByUser
 -- parameters: key
-select * from "trading_accounts" where "user_id" = $1 for update;
+select * from "trading_accounts" where "user_id" = $1 and "kind" = 'primary' for update;
+
+-- accounts.lockOwnAccount
+-- parameters: id, user
+select * from "trading_accounts" where "id" = $1 and "user_id" = $2 for update;
 
 -- auth.sessionWithUser
 -- parameters: sessionId

@@ -16,7 +16,11 @@ select * from "trading_accounts" where "id" = ?;
 
 -- accounts.lockAccountByUser
 -- parameters: key
-select * from "trading_accounts" where "user_id" = ?;
+select * from "trading_accounts" where "user_id" = ? and "kind" = 'primary';
+
+-- accounts.lockOwnAccount
+-- parameters: id, user
+select * from "trading_accounts" where "id" = ? and "user_id" = ?;
 
 -- auth.sessionWithUser
 -- parameters: sessionId

@@ -16,4 +16,5 @@ export interface NewTrader {
   withAccount?: boolean;
 }
 
+export { createAccountGate } from './gate.js';
 export * from './repo.js';

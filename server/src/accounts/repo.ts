@@ -3,7 +3,7 @@ import type { DbKind } from '../db/database.js';
 import { type ComposedStatement, composedStatement, dbKindOf, prepare } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { lockForUpdate } from '../db/transaction.js';
-import type { LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
+import type { AccountKind, LedgerEntriesTable, LedgerKind, TradingAccountsTable } from './tables.js';
 
 /**
  * Any Kysely handle: the database itself or a transaction. Writes must run inside `writeTransaction`.
@@ -17,41 +17,109 @@ export async function findProfileByUser(q: Q, userId: number) {
   return q.selectFrom('trader_profiles').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
+/**
+ * `kind = 'primary'` as a literal in the SQL, not a parameter: PostgreSQL then matches the partial
+ * unique index on the primary account (a generic plan cannot prove a parameter equals 'primary').
+ */
+const PRIMARY = sql.lit<AccountKind>('primary');
+
+/** The trader's primary account (docs/accounts.md): the one every call uses when none is named. */
 export async function findAccountByUser(q: Q, userId: number) {
-  return q.selectFrom('trading_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return q
+    .selectFrom('trading_accounts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', PRIMARY)
+    .executeTakeFirst();
+}
+
+/** One of the trader's accounts by id; undefined when it is not theirs (or not at all). */
+export async function findOwnAccount(q: Q, userId: number, accountId: number) {
+  return q
+    .selectFrom('trading_accounts')
+    .selectAll()
+    .where('id', '=', accountId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** The account a call names (`accountId`), else the trader's primary one; undefined when there is none of theirs. */
+export function findTraderAccount(q: Q, userId: number, accountId: number | undefined) {
+  return accountId === undefined ? findAccountByUser(q, userId) : findOwnAccount(q, userId, accountId);
+}
+
+/** Every account of the trader, the primary first, then by id (the account switcher). */
+export async function accountsOfUser(q: Q, userId: number) {
+  return q
+    .selectFrom('trading_accounts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy(sql`case when kind = 'primary' then 0 else 1 end`)
+    .orderBy('id')
+    .execute();
 }
 
 export async function findAccountById(q: Q, accountId: number) {
   return q.selectFrom('trading_accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
 }
 
-/** The account row by one of its keys, with `FOR UPDATE` on PostgreSQL. */
-const accountForUpdate = (name: string, column: 'user_id' | 'id') =>
-  prepare<{ key: number }, TradingAccountRow>(name, (q, value, kind) =>
-    lockForUpdate(kind, q.selectFrom('trading_accounts').selectAll().where(column, '=', value('key'))),
-  );
-
-const accountByUserForUpdate = accountForUpdate('accounts.lockAccountByUser', 'user_id');
-const accountByIdForUpdate = accountForUpdate('accounts.lockAccountById', 'id');
+/** The account rows, with `FOR UPDATE` on PostgreSQL. */
+const accountByUserForUpdate = prepare<{ key: number }, TradingAccountRow>('accounts.lockAccountByUser', (q, value, kind) =>
+  lockForUpdate(
+    kind,
+    q.selectFrom('trading_accounts').selectAll().where('user_id', '=', value('key')).where('kind', '=', PRIMARY),
+  ),
+);
+const accountByIdForUpdate = prepare<{ key: number }, TradingAccountRow>('accounts.lockAccountById', (q, value, kind) =>
+  lockForUpdate(kind, q.selectFrom('trading_accounts').selectAll().where('id', '=', value('key'))),
+);
+const ownAccountForUpdate = prepare<{ id: number; user: number }, TradingAccountRow>(
+  'accounts.lockOwnAccount',
+  (q, value, kind) =>
+    lockForUpdate(
+      kind,
+      q.selectFrom('trading_accounts').selectAll().where('id', '=', value('id')).where('user_id', '=', value('user')),
+    ),
+);
 
 /**
- * The trader's account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
- * (SQLite's BEGIN IMMEDIATE already serializes writers). Every execution takes it first, so
- * one trader's concurrent orders never spend the same free margin.
+ * The trader's primary account, locked for the rest of the transaction: `FOR UPDATE` on PostgreSQL
+ * (SQLite's BEGIN IMMEDIATE already serializes writers). Every execution takes its account first,
+ * so one account's concurrent orders never spend the same free margin.
  */
 export async function lockAccountByUser(trx: Q, userId: number): Promise<TradingAccountRow | undefined> {
   return (await accountByUserForUpdate.execute(trx, { key: userId }))[0];
+}
+
+/**
+ * The account a call names (`accountId`, only when it is the trader's), else their primary one,
+ * locked as `lockAccountByUser` does.
+ */
+export async function lockTraderAccount(
+  trx: Q,
+  userId: number,
+  accountId: number | undefined,
+): Promise<TradingAccountRow | undefined> {
+  if (accountId === undefined) return lockAccountByUser(trx, userId);
+  return (await ownAccountForUpdate.execute(trx, { id: accountId, user: userId }))[0];
 }
 
 export async function lockAccountById(trx: Q, accountId: number): Promise<TradingAccountRow | undefined> {
   return (await accountByIdForUpdate.execute(trx, { key: accountId }))[0];
 }
 
-/** The trader's profile and, when there is one, their account (null columns without). */
-export async function findAccountAndProfile(q: Q, userId: number) {
+/**
+ * The trader's profile and, when there is one, their account: the one named by `accountId`, else
+ * the primary one (null columns without).
+ */
+export async function findAccountAndProfile(q: Q, userId: number, accountId?: number) {
   return q
     .selectFrom('trader_profiles')
-    .leftJoin('trading_accounts', 'trading_accounts.profile_id', 'trader_profiles.id')
+    .leftJoin('trading_accounts', (join) =>
+      accountId === undefined
+        ? join.onRef('trading_accounts.profile_id', '=', 'trader_profiles.id').on('trading_accounts.kind', '=', PRIMARY)
+        : join.onRef('trading_accounts.profile_id', '=', 'trader_profiles.id').on('trading_accounts.id', '=', accountId),
+    )
     .select([
       'trader_profiles.id as profile_id',
       'trading_accounts.id as account_id',
@@ -135,6 +203,52 @@ export async function openAccount(
     });
   }
   return { profileId: profile.id, accountId: account.id };
+}
+
+/**
+ * Opens another account for a trader who has a profile (docs/accounts.md): a `challenge` or
+ * `practice` account, funded by a deposit ledger entry like the primary one. Run inside a write
+ * transaction; undefined when the trader has no profile (registration incomplete).
+ */
+export async function openExtraAccount(
+  trx: Q,
+  input: {
+    userId: number;
+    kind: Exclude<AccountKind, 'primary'>;
+    name: string;
+    balanceMinor: number;
+    leverage: number;
+    now: number;
+  },
+): Promise<{ accountId: number } | undefined> {
+  const profile = await findProfileByUser(trx, input.userId);
+  if (!profile) return undefined;
+  const account = await trx
+    .insertInto('trading_accounts')
+    .values({
+      user_id: input.userId,
+      profile_id: profile.id,
+      kind: input.kind,
+      name: input.name,
+      currency: 'USD',
+      balance_minor: 0,
+      leverage: input.leverage,
+      status: 'ACTIVE',
+      created_at: input.now,
+      updated_at: input.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (input.balanceMinor !== 0) {
+    await postLedgerEntry(trx, {
+      accountId: account.id,
+      kind: 'deposit',
+      amountMinor: input.balanceMinor,
+      reference: null,
+      now: input.now,
+    });
+  }
+  return { accountId: Number(account.id) };
 }
 
 // Prepared (see db/prepared.ts): every execution that realizes P&L runs them.
@@ -351,7 +465,7 @@ export async function ledgerSum(q: Q, accountId: number): Promise<number> {
   return Number(row.total);
 }
 
-/** What the academy's roster reads of these users' accounts (docs/academy.md#the-roster), by user id. */
+/** What the academy's roster reads of these users' primary accounts (docs/academy.md#the-roster), by user id. */
 export async function accountsOfUsers(q: Q, userIds: readonly number[]) {
   const sorted = [...new Set(userIds)].sort((a, b) => a - b);
   const rows = [];
@@ -361,6 +475,7 @@ export async function accountsOfUsers(q: Q, userIds: readonly number[]) {
         .selectFrom('trading_accounts')
         .select(['id', 'user_id', 'balance_minor', 'created_at'])
         .where('user_id', 'in', sorted.slice(i, i + IDS_PER_QUERY))
+        .where('kind', '=', PRIMARY)
         .execute()),
     );
   }

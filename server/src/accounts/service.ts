@@ -95,7 +95,9 @@ export interface TraderSummary {
 export async function listTraders(deps: Pick<AppContext, 'db'>): Promise<TraderSummary[]> {
   const rows = await deps.db.kysely
     .selectFrom('users')
-    .leftJoin('trading_accounts', 'trading_accounts.user_id', 'users.id')
+    .leftJoin('trading_accounts', (join) =>
+      join.onRef('trading_accounts.user_id', '=', 'users.id').on('trading_accounts.kind', '=', 'primary'),
+    )
     .select([
       'users.id',
       'users.email',

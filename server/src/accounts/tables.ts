@@ -3,6 +3,11 @@ import type { ColumnType, Generated } from 'kysely';
 /** `reset`: an academy reset restores the cohort's starting balance (docs/academy.md#reset). */
 export type LedgerKind = 'deposit' | 'withdrawal' | 'realized_pnl' | 'negative_balance_adjustment' | 'reset';
 export type AccountStatus = 'ACTIVE' | 'SUSPENDED' | 'CLOSED';
+/**
+ * What an account is for (docs/accounts.md): `primary` is the spec's one, created with the trader;
+ * `challenge` an evaluation attempt's; `practice` a replay session's.
+ */
+export type AccountKind = 'primary' | 'challenge' | 'practice';
 
 export interface TraderProfilesTable {
   id: Generated<number>;
@@ -14,6 +19,10 @@ export interface TradingAccountsTable {
   id: Generated<number>;
   user_id: number;
   profile_id: number;
+  /** Optional on insert: `primary` (a trader has exactly one). */
+  kind: ColumnType<AccountKind, AccountKind | undefined, never>;
+  /** What the account switcher shows; optional on insert (`Primary`). */
+  name: ColumnType<string, string | undefined, string>;
   currency: string;
   /** Cents; always equal to the sum of the account's ledger entries. */
   balance_minor: number;

@@ -6,7 +6,7 @@ import {
   type StopProblem,
   stopDistancePips,
 } from '@pipdesk/contract';
-import { findAccountByUser } from '../accounts/index.js';
+import { findTraderAccount } from '../accounts/index.js';
 import type { Db } from '../db/database.js';
 import { errors, validationFromIssues } from '../errors.js';
 import { type PairCatalog, pairDto } from '../market/index.js';
@@ -32,12 +32,18 @@ const STOP_PROBLEMS: Record<StopProblem, string> = {
 };
 
 /** GET trading/position-size/. */
-export async function positionSize(deps: PositionSizeDeps, userId: number, query: PositionSizeQuery): Promise<PositionSize> {
+export async function positionSize(
+  deps: PositionSizeDeps,
+  userId: number,
+  query: PositionSizeQuery,
+  /** The account the call names (docs/accounts.md), already checked to be the trader's; else the primary one. */
+  accountId?: number,
+): Promise<PositionSize> {
   const pair = activePair(deps.pairs, query.symbol);
   // The account row is the one read of the call: it says which account, and its balance is the
   // equity when the live book holds nothing for it (no open position, so nothing to value).
-  const account = await findAccountByUser(deps.db.kysely, userId);
-  if (!account) throw errors.noTradingAccount();
+  const account = await findTraderAccount(deps.db.kysely, userId, accountId);
+  if (!account) throw accountId === undefined ? errors.noTradingAccount() : errors.accountNotFound();
   const quote = deps.pricing.quote(pair.symbol);
   if (!quote) throw errors.unavailable(`No price yet for ${pair.symbol}`);
   const quoteUsdRate = deps.pricing.usdRate(pair.quoteCurrency);

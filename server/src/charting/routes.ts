@@ -35,5 +35,5 @@ export async function registerChartingRoutes(
   route(ops.getChartLayout, async (_input, { request }) => chartLayoutOf(c, request.auth.userId));
   route(ops.saveChartLayout, async ({ body }, { request }) => saveChartLayout(c, request.auth.userId, body));
 
-  route(ops.positionSize, async ({ query }, { request }) => positionSize(c, request.auth.userId, query));
+  route(ops.positionSize, async ({ query, account }, { request }) => positionSize(c, request.auth.userId, query, account));
 }

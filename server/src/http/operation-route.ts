@@ -65,6 +65,19 @@ export function pathId(raw: string | undefined, resource: IdResource): number {
 }
 
 /**
+ * The account a call names with `?account=` (docs/accounts.md#choosing-the-account): undefined when
+ * absent; a positive integer of at most 15 digits, else 404 `ACCOUNT_NOT_FOUND` (an id that cannot
+ * be one of the caller's accounts is not found, as a row id in a path). Whether it is the caller's
+ * is checked by the account gate (accounts/gate.ts) before the handler runs.
+ */
+export function accountParam(request: FastifyRequest): number | undefined {
+  const raw = (request.query as Record<string, unknown> | undefined)?.account;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw) || Number(raw) <= 0) throw errors.accountNotFound();
+  return Number(raw);
+}
+
+/**
  * Registers calls on `api` from their entries. `authenticate` is needed only by calls that sign
  * in; a signed-in entry registered without it is a wiring mistake, refused at start-up.
  */
@@ -108,13 +121,22 @@ function readInput(op: OperationSpec, request: FastifyRequest): ServerInput<Oper
   const pathValues = (request.params ?? {}) as Record<string, string | undefined>;
   const ids: Record<string, number> = {};
   for (const [name, resource] of Object.entries(op.ids ?? {})) ids[name] = pathId(pathValues[name], resource);
+  const account = op.account ? accountParam(request) : undefined;
   return {
     ids,
     params: op.params ? parseInput(op.params, request.params, 'params') : undefined,
-    query: op.query ? parseInput(op.query, request.query, 'query') : undefined,
+    query: op.query ? parseInput(op.query, op.account ? withoutAccount(request.query) : request.query, 'query') : undefined,
     body: op.body ? readBody(op.body, request.body) : undefined,
     idempotencyKey: op.idempotent ? parseIdempotencyKey(request.headers['idempotency-key']) : undefined,
+    account,
   } as ServerInput<OperationSpec>;
+}
+
+/** The query without `account`, which every entry with `account` takes beside its own query. */
+function withoutAccount(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null || !('account' in query)) return query;
+  const { account: _, ...rest } = query as Record<string, unknown>;
+  return rest;
 }
 
 function readBody(spec: NonNullable<OperationSpec['body']>, raw: unknown): unknown {

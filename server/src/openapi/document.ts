@@ -67,6 +67,15 @@ const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
   schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
 };
 
+const ACCOUNT_PARAMETER: JsonSchema = {
+  name: 'account',
+  in: 'query',
+  required: false,
+  description:
+    'Which of the caller’s trading accounts the call acts on (its id, from `GET /api/trading/accounts/`); the primary account when left out. Another’s, or none: 404 `ACCOUNT_NOT_FOUND`. docs/accounts.md#choosing-the-account.',
+  schema: ID_PARAMETER,
+};
+
 const componentRef = (name: string) => `#/components/schemas/${name}`;
 
 /** `/api/trading/orders/:id/` → `/api/trading/orders/{id}/`. */
@@ -154,6 +163,7 @@ function operationObject(op: OperationSpec, answerIds: Map<string, string>): Jso
       parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   }
+  if (op.account) parameters.push(ACCOUNT_PARAMETER);
   if (op.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
 
   const responses: Record<string, JsonSchema> = {};

@@ -329,6 +329,8 @@ describe('every documented call answers as documented', () => {
     ).toBe(200);
 
     // Reading it all back.
+    expect((await call('listAccounts', { headers })).json().data).toHaveLength(1);
+    expect((await call('platformData', { headers, query: { account: '999999' } })).statusCode).toBe(404);
     const platform = await call('platformData', { headers });
     expect(platform.json().data.pending_orders).toHaveLength(1);
     const orders = await call('listOrders', { headers, query: { page_size: '2' } });

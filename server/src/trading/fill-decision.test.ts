@@ -17,6 +17,8 @@ function setup() {
     id: 7,
     user_id: 3,
     profile_id: 5,
+    kind: 'primary',
+    name: 'Primary',
     currency: 'USD',
     balance_minor: 1_000_000,
     leverage: 100,

@@ -5,6 +5,7 @@ import type { MarketModule } from '../market/index.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
 import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
+import { listAccounts } from './queries/accounts-list.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
@@ -56,7 +57,12 @@ export async function createTradingModule(
     engine,
     performance,
     registerRoutes: async (api) => {
-      await registerTradingRoutes(api, { auth: deps.auth, service, market: deps.market });
+      await registerTradingRoutes(api, {
+        auth: deps.auth,
+        service,
+        market: deps.market,
+        listAccounts: (user) => listAccounts({ db: ctx.db, live }, user),
+      });
       await performance.registerRoutes(api);
     },
     registerSockets: (app) => live.registerSockets(app),

@@ -27,7 +27,7 @@ import { exportOrdersCsv } from './queries/orders-export.js';
 import { listOrders, type OrdersPageData } from './queries/orders-page.js';
 import { pairTrading } from './queries/pair-trading.js';
 import { platformData } from './queries/platform-data.js';
-import { accountId, type OpenBookAccount, orderId, positionId, type UserId, userId } from './types.js';
+import { accountId, type OpenBookAccount, optionalAccountId, orderId, positionId, type UserId, userId } from './types.js';
 import { createWriteBatcher } from './write-batcher.js';
 
 // The trading service: a thin facade over the commands (commands/), the read models
@@ -51,14 +51,18 @@ export type { ExecutionEvent, OpenBookAccount, PositionState } from './types.js'
 
 // ------------------------------------------------------------------ the seam with live/ (docs/ARCHITECTURE.md)
 
-/** The calls take plain numbers (ids from the live book and tests) and brand them here. */
+/**
+ * The calls take plain numbers (ids from the live book and tests) and brand them here. A trailing
+ * `account` is the account the caller named (docs/accounts.md#choosing-the-account), already checked
+ * to be theirs; left out, the trader's primary account.
+ */
 export interface TradingService {
   /**
    * Executes a market order for the trader. Throws AppError: 400 invalid input (nothing
    * stored), 409 no trading account / key in flight, 422 business rejection (the REJECTED
    * order is stored and the error carries `{data:{order}}`) or key reused with another body.
    */
-  placeMarketOrder(userId: number, input: PlaceOrderInput, idempotencyKey?: string): Promise<PlaceOrderResult>;
+  placeMarketOrder(userId: number, input: PlaceOrderInput, idempotencyKey?: string, account?: number): Promise<PlaceOrderResult>;
   /**
    * Closes the whole position at the current bid (long) or ask (short). 404 when it is not
    * the trader's, 409 when already closed, 422 when no price (stored REJECTED).
@@ -90,11 +94,12 @@ export interface TradingServiceImpl extends TradingService {
     userId: number,
     input: PlaceOrderInput,
     idempotencyKey?: string,
+    account?: number,
   ): Promise<{ response: PlaceOrderResult; replayed: boolean }>;
-  platformData(user: UserDto): Promise<PlatformDataDto>;
-  listOrders(userId: UserId, query: OrdersQuery): Promise<OrdersPageData>;
+  platformData(user: UserDto, account?: number): Promise<PlatformDataDto>;
+  listOrders(userId: UserId, query: OrdersQuery, account?: number): Promise<OrdersPageData>;
   /** The trader part of the pair page: open positions and last orders on the pair, and the account. */
-  pairTrading(userId: UserId, symbol: string): Promise<PairTradingDto>;
+  pairTrading(userId: UserId, symbol: string, account?: number): Promise<PairTradingDto>;
   /** Deletes Idempotency-Keys older than their retention; returns how many. */
   purgeIdempotencyKeys(): Promise<number>;
   /** Places a LIMIT, STOP or STOP_LIMIT order (docs/orders.md); tells whether the answer is a replayed one. */
@@ -102,15 +107,21 @@ export interface TradingServiceImpl extends TradingService {
     userId: number,
     input: PlacePendingOrderInput,
     idempotencyKey?: string,
+    account?: number,
   ): Promise<{ response: PlacePendingOrderResult; replayed: boolean }>;
   /** Changes a PENDING order: 404 not the trader's, 409 unless PENDING, 400 naming the field. */
-  modifyOrder(userId: number, orderId: number, input: ModifyOrderInput): Promise<OrderResponse>;
+  modifyOrder(userId: number, orderId: number, input: ModifyOrderInput, account?: number): Promise<OrderResponse>;
   /** Cancels a PENDING order: 404 not the trader's, 409 unless PENDING. */
-  cancelOrder(userId: number, orderId: number): Promise<OrderResponse>;
+  cancelOrder(userId: number, orderId: number, account?: number): Promise<OrderResponse>;
   /** Sets or clears an open position's protection: 404 not the trader's, 409 when closed, 400 naming the field. */
-  modifyPosition(userId: number, positionId: number, input: ModifyPositionInput): Promise<ModifyPositionResponse>;
+  modifyPosition(
+    userId: number,
+    positionId: number,
+    input: ModifyPositionInput,
+    account?: number,
+  ): Promise<ModifyPositionResponse>;
   /** Every order matching the orders/ filters as CSV text chunks (header first); 400 on bad filters, thrown at once. */
-  exportOrders(userId: UserId, query: OrdersQuery): AsyncGenerator<string>;
+  exportOrders(userId: UserId, query: OrdersQuery, account?: number): AsyncGenerator<string>;
   /** The academy's reset of a trader's account (docs/academy.md#reset); tells whether the answer is a replayed one. */
   resetAccount(input: ResetAccountInput, idempotencyKey?: string): Promise<{ response: ResetAccountResult; replayed: boolean }>;
 }
@@ -131,21 +142,26 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
   };
   return {
     pricing,
-    placeMarketOrder: async (user, input, key) => (await placeMarketOrder(deps, userId(user), input, key)).response,
-    placeMarketOrderDetailed: (user, input, key) => placeMarketOrder(deps, userId(user), input, key),
+    placeMarketOrder: async (user, input, key, account) =>
+      (await placeMarketOrder(deps, userId(user), input, key, optionalAccountId(account))).response,
+    placeMarketOrderDetailed: (user, input, key, account) =>
+      placeMarketOrder(deps, userId(user), input, key, optionalAccountId(account)),
     closePosition: (user, position, options) => closePosition(deps, userId(user), positionId(position), options),
     loadOpenBook: () => loadOpenBook(deps),
     protectNegativeBalance: (account) => protectNegativeBalance(deps, accountId(account)),
-    platformData: (user) => platformData(deps, user),
-    listOrders: (user, query) => listOrders(deps, user, query),
-    pairTrading: (user, symbol) => pairTrading(deps, user, symbol),
+    platformData: (user, account) => platformData(deps, user, optionalAccountId(account)),
+    listOrders: (user, query, account) => listOrders(deps, user, query, optionalAccountId(account)),
+    pairTrading: (user, symbol, account) => pairTrading(deps, user, symbol, optionalAccountId(account)),
     purgeIdempotencyKeys: () => purgeIdempotencyKeys(deps),
     triggers: createTriggerExecutor(deps),
-    placePendingOrderDetailed: (user, input, key) => placePendingOrder(deps, userId(user), input, key),
-    modifyOrder: (user, order, input) => modifyOrder(deps, userId(user), orderId(order), input),
-    cancelOrder: (user, order) => cancelOrder(deps, userId(user), orderId(order)),
-    modifyPosition: (user, position, input) => modifyPosition(deps, userId(user), positionId(position), input),
-    exportOrders: (user, query) => exportOrdersCsv(deps, user, query),
+    placePendingOrderDetailed: (user, input, key, account) =>
+      placePendingOrder(deps, userId(user), input, key, optionalAccountId(account)),
+    modifyOrder: (user, order, input, account) =>
+      modifyOrder(deps, userId(user), orderId(order), input, optionalAccountId(account)),
+    cancelOrder: (user, order, account) => cancelOrder(deps, userId(user), orderId(order), optionalAccountId(account)),
+    modifyPosition: (user, position, input, account) =>
+      modifyPosition(deps, userId(user), positionId(position), input, optionalAccountId(account)),
+    exportOrders: (user, query, account) => exportOrdersCsv(deps, user, query, undefined, optionalAccountId(account)),
     resetAccount: (input, key) => resetAccount(deps, input, key),
   };
 }

@@ -13,6 +13,8 @@ export const positionId = (n: number | bigint) => Number(n) as PositionId;
 export const tradeId = (n: number | bigint) => Number(n) as TradeId;
 export const accountId = (n: number | bigint) => Number(n) as AccountId;
 export const userId = (n: number | bigint) => Number(n) as UserId;
+/** The account a call named (docs/accounts.md), branded; undefined (the primary one) stays undefined. */
+export const optionalAccountId = (n: number | undefined) => (n === undefined ? undefined : accountId(n));
 
 /** Lots are held as integer hundredths ("centilots"): 0.01 lot = 1, 1 lot = 100. */
 export const CENTILOTS_PER_LOT = 100;

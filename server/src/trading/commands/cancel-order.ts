@@ -5,7 +5,7 @@ import { publishEngineChanges, publishOrderUpdate } from '../events.js';
 import { transition } from '../order-status.js';
 import { orderDto } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { OrderId, UserId } from '../types.js';
+import type { AccountId, OrderId, UserId } from '../types.js';
 import { ownPendingOrder } from './own-pending-order.js';
 
 /**
@@ -17,10 +17,12 @@ export async function cancelOrder(
   deps: Pick<TradingDeps, 'writes' | 'pairs' | 'clock' | 'bus' | 'log' | 'metrics'>,
   userId: UserId,
   orderId: OrderId,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<OrderResponse> {
   if (!Number.isSafeInteger(orderId) || orderId <= 0) throw errors.orderNotFound();
   const outcome = await deps.writes.run(async (trx) => {
-    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'CANCEL');
+    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'CANCEL', accountId);
     const settlement = {
       status: transition(row.status, 'CANCEL'),
       filled_quantity_centilots: Number(row.filled_quantity_centilots),

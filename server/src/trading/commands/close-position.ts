@@ -1,5 +1,5 @@
 import { type ClosePositionResponse, Dec, isLotStep } from '@pipdesk/contract';
-import { lockAccountByUser } from '../../accounts/index.js';
+import { lockTraderAccount } from '../../accounts/index.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
@@ -8,7 +8,7 @@ import { centilotsFromLots, lotsFromCentilots } from '../math.js';
 import { fieldError } from '../order-rules.js';
 import { closeAnswer, executionEvent, filledAnswer, rejectionError } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { PositionId, UserId } from '../types.js';
+import type { AccountId, PositionId, UserId } from '../types.js';
 
 export type ClosePositionResult = ClosePositionResponse;
 
@@ -19,6 +19,8 @@ export interface ClosePositionOptions {
   reason: 'client' | 'stop_out';
   /** Lots to close (docs/orders.md#partial-close): a multiple of 0.01, above 0, at most the position's size; default the whole. */
   quantity?: number;
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function closePosition(
 ): Promise<ClosePositionResult> {
   if (!Number.isSafeInteger(positionId) || positionId <= 0) throw errors.positionNotFound();
   const outcome = await deps.writes.run(async (trx) => {
-    const account = await lockAccountByUser(trx, userId);
+    const account = await lockTraderAccount(trx, userId, options.accountId);
     if (!account) throw errors.positionNotFound();
     const positions = await repo.openPositions(trx, Number(account.id));
     const target =

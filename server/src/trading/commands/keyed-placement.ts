@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.js';
+import { lockTraderAccount, type TradingAccountRow } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { type OrderReads, readAfterLock } from '../order-reads.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { idempotentCommand, type KeyAnswer } from './idempotent-command.js';
 
 /** The two halves of a placement that `placeWithKey` runs around the Idempotency-Key. */
@@ -25,8 +25,10 @@ export interface PlacementSteps<Placed, Result> {
 /**
  * Every placement with an optional Idempotency-Key (docs/trading-rules.md#idempotency), through
  * the steps of every keyed write (idempotent-command.ts): the key is the trader's, the lock is
- * their account's, read along with the key's row and, for a market order on PostgreSQL, the
- * order's reads; a first answer replays as 201 or as its rejection.
+ * the account's the call names (`accountId`, else the trader's primary one), read along with the
+ * key's row and, for a market order on PostgreSQL, the order's reads; a first answer replays as
+ * 201 or as its rejection. A named account is part of the fingerprint, so a key sent again for
+ * another account is a reused key (422), never a replay of the first account's answer.
  */
 export async function placeWithKey<Placed, Result>(
   deps: Pick<TradingDeps, 'writes' | 'inFlight'>,
@@ -34,16 +36,18 @@ export async function placeWithKey<Placed, Result>(
   idempotencyKey: string | undefined,
   fingerprint: () => Record<string, unknown>,
   steps: PlacementSteps<Placed, Result>,
+  accountId?: AccountId,
 ): Promise<{ response: Result; replayed: boolean }> {
   return idempotentCommand(deps, idempotencyKey, {
     keyOwner: userId,
-    fingerprint,
+    // Only when named, so a primary-account order's fingerprint is what it always was.
+    fingerprint: accountId === undefined ? fingerprint : () => ({ ...fingerprint(), account: accountId }),
     okStatus: 201,
     // It locks this user's account first and no other: it may share a transaction (write-batcher.ts).
     write: { user: userId },
     lock: async (trx, key) => {
-      const account = await lockAccountByUser(trx, userId);
-      if (!account) throw errors.noTradingAccount();
+      const account = await lockTraderAccount(trx, userId, accountId);
+      if (!account) throw accountId === undefined ? errors.noTradingAccount() : errors.accountNotFound();
       const reads = await readAfterLock(trx, {
         accountId: Number(account.id),
         userId,

@@ -16,7 +16,7 @@ import {
 } from '../order-rules.js';
 import { orderDto, restingOrderState } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { OrderId, UserId } from '../types.js';
+import type { AccountId, OrderId, UserId } from '../types.js';
 import { ownPendingOrder } from './own-pending-order.js';
 
 export type ModifyOrderInput = ModifyOrderRequest;
@@ -35,10 +35,12 @@ export async function modifyOrder(
   userId: UserId,
   orderId: OrderId,
   input: ModifyOrderInput,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<OrderResponse> {
   if (!Number.isSafeInteger(orderId) || orderId <= 0) throw errors.orderNotFound();
   const outcome = await deps.writes.run(async (trx) => {
-    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'MODIFY');
+    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'MODIFY', accountId);
     const pair = deps.pairs.get(row.symbol);
     if (!pair) throw errors.unavailable(`Currency pair ${row.symbol} is missing from the catalogue`);
     const type = row.order_type as PendingOrderType;

@@ -1,5 +1,5 @@
 import type { ModifyPositionRequest, ModifyPositionResponse } from '@pipdesk/contract';
-import { lockAccountByUser } from '../../accounts/index.js';
+import { lockTraderAccount } from '../../accounts/index.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishPositionProtection } from '../events.js';
@@ -8,7 +8,7 @@ import { valuePosition } from '../math.js';
 import { checkProtection, exactPrice, storedProtectionOf } from '../order-rules.js';
 import { positionDto, protectionChange } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { PositionId, UserId } from '../types.js';
+import type { AccountId, PositionId, UserId } from '../types.js';
 
 export type ModifyPositionInput = ModifyPositionRequest;
 
@@ -25,10 +25,12 @@ export async function modifyPosition(
   userId: UserId,
   positionId: PositionId,
   input: ModifyPositionInput,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<ModifyPositionResponse> {
   if (!Number.isSafeInteger(positionId) || positionId <= 0) throw errors.positionNotFound();
   const outcome = await deps.writes.run(async (trx) => {
-    const account = await lockAccountByUser(trx, userId);
+    const account = await lockTraderAccount(trx, userId, accountId);
     if (!account) throw errors.positionNotFound();
     const row = await repo.findPosition(trx, Number(account.id), positionId);
     if (!row) throw errors.positionNotFound();

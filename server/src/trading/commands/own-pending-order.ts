@@ -1,23 +1,24 @@
 import type { Kysely } from 'kysely';
-import { lockAccountByUser, type TradingAccountRow } from '../../accounts/index.js';
+import { lockTraderAccount, type TradingAccountRow } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import { allows, type OrderEvent } from '../order-status.js';
 import * as repo from '../repo.js';
-import type { OrderId, UserId } from '../types.js';
+import type { AccountId, OrderId, UserId } from '../types.js';
 
 /**
- * Inside a write transaction: locks the trader's account and reads one of their orders that
- * `event` may still happen to. 404 when the order is not the trader's (or there is no
- * account), 409 when the status table forbids the event (it is no longer PENDING).
+ * Inside a write transaction: locks the account the call names (else the trader's primary one)
+ * and reads one of its orders that `event` may still happen to. 404 when the order is not that
+ * account's (or there is no account), 409 when the status table forbids the event (it is no longer PENDING).
  */
 export async function ownPendingOrder(
   trx: Kysely<Database>,
   userId: UserId,
   orderId: OrderId,
   event: OrderEvent,
+  accountId: AccountId | undefined,
 ): Promise<{ account: TradingAccountRow; row: repo.OrderRow }> {
-  const account = await lockAccountByUser(trx, userId);
+  const account = await lockTraderAccount(trx, userId, accountId);
   if (!account) throw errors.orderNotFound();
   const row = await repo.findOrder(trx, Number(account.id), orderId);
   if (!row) throw errors.orderNotFound();

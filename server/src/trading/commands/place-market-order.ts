@@ -14,7 +14,7 @@ import {
 } from '../order-rules.js';
 import { executionEvent, filledAnswer, lotsFromCentilotsNumber, rejectionError } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { placeWithKey } from './keyed-placement.js';
 
 /** A market order as its call's contract entry reads it (docs/api.md#how-a-call-is-declared). */
@@ -46,6 +46,8 @@ export async function placeMarketOrder(
   userId: UserId,
   input: PlaceOrderInput,
   idempotencyKey?: string,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<{ response: PlaceOrderResult; replayed: boolean }> {
   const { pair, quantityCentilots } = validateOrder(deps.pairs, input);
   const protection = protectionValues(pair, input);
@@ -91,6 +93,7 @@ export async function placeMarketOrder(
         return answer!;
       },
     },
+    accountId,
   );
 }
 

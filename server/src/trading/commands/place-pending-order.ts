@@ -16,7 +16,7 @@ import {
 import { INITIAL_ORDER_STATUS, transition } from '../order-status.js';
 import { lotsFromCentilotsNumber, orderDto, restingOrderState } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { placeWithKey } from './keyed-placement.js';
 import { protectionFingerprint, validateOrder } from './place-market-order.js';
 
@@ -35,6 +35,8 @@ export async function placePendingOrder(
   userId: UserId,
   input: PlacePendingOrderInput,
   idempotencyKey?: string,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<{ response: PlacePendingOrderResult; replayed: boolean }> {
   // The rules that need neither the quote nor the clock first: a retry of the same body meets them the same way.
   const { pair, quantityCentilots } = validateOrder(deps.pairs, input);
@@ -120,5 +122,6 @@ export async function placePendingOrder(
         return { order: dto };
       },
     },
+    accountId,
   );
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../../auth/index.js';
 import { operationRoutes } from '../../http/operation-route.js';
 import type { TradingDeps } from '../deps.js';
-import { userId } from '../types.js';
+import { optionalAccountId, userId } from '../types.js';
 import { equityCurveOfUser } from './service.js';
 
 export async function registerEquityCurveRoutes(
@@ -11,7 +11,7 @@ export async function registerEquityCurveRoutes(
   deps: { auth: AuthModule; trading: Pick<TradingDeps, 'db' | 'clock'> },
 ): Promise<void> {
   const route = operationRoutes(api, deps.auth);
-  route(ops.equityCurve, async ({ query }, { request }) =>
-    equityCurveOfUser(deps.trading, userId(request.auth.userId), query.range),
+  route(ops.equityCurve, async ({ query, account }, { request }) =>
+    equityCurveOfUser(deps.trading, userId(request.auth.userId), query.range, optionalAccountId(account)),
   );
 }

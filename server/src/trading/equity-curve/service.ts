@@ -2,7 +2,7 @@ import { Dec, type EquityCurveDto, type EquityCurveRange } from '@pipdesk/contra
 import type { TradingAccountRow } from '../../accounts/index.js';
 import type { TradingDeps } from '../deps.js';
 import { accountOfUser, currentPeriodOf } from '../performance/service.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import * as repo from './repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,6 +27,11 @@ export async function equityCurveOfAccount(
   }));
 }
 
-export async function equityCurveOfUser(deps: Deps, userId: UserId, range: EquityCurveRange): Promise<EquityCurveDto> {
-  return equityCurveOfAccount(deps, await accountOfUser(deps, userId), range);
+export async function equityCurveOfUser(
+  deps: Deps,
+  userId: UserId,
+  range: EquityCurveRange,
+  accountId?: AccountId,
+): Promise<EquityCurveDto> {
+  return equityCurveOfAccount(deps, await accountOfUser(deps, userId, accountId), range);
 }

@@ -9,7 +9,7 @@ import * as performanceRepo from '../performance/repo.js';
 import { accountOfUser, currentPeriodOf } from '../performance/service.js';
 import { tradeDto } from '../presenter.js';
 import { readSnapshot } from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import * as repo from './repo.js';
 
 type Deps = Pick<TradingDeps, 'db' | 'pricing' | 'clock'>;
@@ -96,13 +96,18 @@ export async function journalOfAccount(deps: Deps, account: TradingAccountRow, q
   });
 }
 
-export async function journalOfUser(deps: Deps, userId: UserId, query: JournalQuery): Promise<JournalPageData> {
-  return journalOfAccount(deps, await accountOfUser(deps, userId), query);
+export async function journalOfUser(
+  deps: Deps,
+  userId: UserId,
+  query: JournalQuery,
+  accountId?: AccountId,
+): Promise<JournalPageData> {
+  return journalOfAccount(deps, await accountOfUser(deps, userId, accountId), query);
 }
 
 /** The tags the trader used in the current period, most used first (suggestions for the tag chips). */
-export async function journalTagsOfUser(deps: Deps, userId: UserId): Promise<string[]> {
-  const account = await accountOfUser(deps, userId);
+export async function journalTagsOfUser(deps: Deps, userId: UserId, accountId?: AccountId): Promise<string[]> {
+  const account = await accountOfUser(deps, userId, accountId);
   const period = await currentPeriodOf(deps, account);
   return repo.tagsInPeriod(deps.db.kysely, Number(period.id), TAG_SUGGESTIONS);
 }
@@ -116,8 +121,9 @@ export async function updateJournalEntry(
   userId: UserId,
   tradeId: number,
   input: JournalEntryRequest,
+  named?: AccountId,
 ): Promise<JournalEntryDto> {
-  const account = await accountOfUser(deps, userId);
+  const account = await accountOfUser(deps, userId, named);
   // An account from before the journal gets its entries first.
   await currentPeriodOf(deps, account);
   const accountId = Number(account.id);

@@ -241,7 +241,7 @@ describe('LiveBook', () => {
     for (const s of SYMBOLS) tick(quote(s, MIDS[s]!, 0));
     const first = state(1, 'EURUSD', 100, '1.085', 5);
     book.applyExecution(1, 7, { balance_minor: 500_000, leverage: 100 }, first);
-    const account = book.accountOfUser(7)!;
+    const account = book.account(1)!;
     expect(book.figures(account).marginUsed.toFixed(2)).toBe('1085.00');
     // A late, older state of the same position is ignored.
     book.applyExecution(1, 7, { balance_minor: 500_000, leverage: 100 }, { ...first, quantityCentilots: 300, updatedAt: 4 });

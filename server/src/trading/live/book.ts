@@ -80,7 +80,6 @@ const HUNDRED = Dec.from(100);
  */
 export class LiveBook {
   private readonly accounts = new Map<number, LiveAccount>();
-  private readonly accountsByUser = new Map<number, LiveAccount>();
   private readonly positions = new Map<number, LivePosition>();
   private readonly dependents = new Map<string, Set<LivePosition>>();
   private readonly prices = new Map<string, PriceState>();
@@ -176,7 +175,6 @@ export class LiveBook {
         risk: { marginCallArmed: true, stopOutRunning: false, retryAt: 0 },
       };
       this.accounts.set(accountId, account);
-      this.accountsByUser.set(userId, account);
     }
     return account;
   }
@@ -352,10 +350,6 @@ export class LiveBook {
 
   account(accountId: number): LiveAccount | undefined {
     return this.accounts.get(accountId);
-  }
-
-  accountOfUser(userId: number): LiveAccount | undefined {
-    return this.accountsByUser.get(userId);
   }
 
   /** Every account holding open positions (risk checks at start-up). */

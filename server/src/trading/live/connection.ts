@@ -10,6 +10,8 @@ import { TokenBucket } from './rate-limit.js';
 export const CLOSE_UNAUTHENTICATED = 4001;
 /** RFC 6455 policy violation: the client broke the message rate limit. */
 export const CLOSE_POLICY = 1008;
+/** The `account` an `authenticate` named is not the trader's (docs/accounts.md), or not the one this socket serves. */
+export const CLOSE_ACCOUNT_NOT_FOUND = 4004;
 
 /** A client that reads slower than we write is cut off before its buffer eats the server's memory. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -20,6 +22,12 @@ export class TradingConnection implements Paced {
   user: AuthUser | null = null;
   /** Trading account of `user`, resolved on `subscribe_to_pnl`. */
   accountId: number | null = null;
+  /**
+   * The account this socket serves (docs/accounts.md), fixed by the first `authenticate`: the one it
+   * named, else the trader's primary one; null when the trader has none. `named` is what it named.
+   */
+  serves: number | null = null;
+  named: number | null = null;
   subscribedToPnl = false;
   closed = false;
   // Paced (P&L and account figures): per connection, at most 2 per second (pacer.ts).

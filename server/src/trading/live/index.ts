@@ -1,6 +1,6 @@
 import type { TradingServerMessageMap, TradingServerMessageType } from '@pipdesk/contract';
 import type { FastifyInstance } from 'fastify';
-import { findAccountByUser } from '../../accounts/index.js';
+import { findAccountById, findTraderAccount } from '../../accounts/index.js';
 import type { AuthModule } from '../../auth/index.js';
 import type { AppContext } from '../../core/context.js';
 import { errors } from '../../errors.js';
@@ -13,7 +13,7 @@ import { encodeMessage } from './messages.js';
 import { LiveNode, type LiveTradingService } from './node.js';
 import { type Pacing, realPacing } from './pacer.js';
 import { defaultSocketOptions, type TradingSocketOptions, TradingSocketServer } from './socket.js';
-import { openPositionDtos, type SendToUser, sendToUser } from './trader-messages.js';
+import { openPositionDtos, type SendToAccount, sendToAccount, sendToUser } from './trader-messages.js';
 
 export type { LiveTradingService } from './node.js';
 
@@ -69,24 +69,31 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     log: ctx.log,
     options: { ...defaultSocketOptions, ...options.socket },
     handlers: {
+      resolveAccount: async (userId, named) => {
+        const row = await findTraderAccount(ctx.db.kysely, userId, named);
+        if (!row) return named === undefined ? null : 'not_found';
+        return Number(row.id);
+      },
       openPositions: async (conn) => {
-        const account = node?.book.accountOfUser(conn.user!.userId);
+        const account = conn.serves === null ? undefined : node?.book.account(conn.serves);
         return account ? openPositionDtos(account) : [];
       },
       subscribePnl: (conn) => subscribePnl(conn),
       onClosed: (conn) => node?.streams.unsubscribe(conn),
     },
   });
-  const send: SendToUser = (userId, frames) => sendToUser(sockets, userId, frames);
+  const send: SendToAccount = (userId, accountId, frames) => sendToAccount(sockets, userId, accountId, frames);
 
   async function subscribePnl(conn: TradingConnection): Promise<void> {
     const live = node;
     if (!live) throw errors.unavailable('Live trading is starting');
     const { book, streams, risk } = live;
     const userId = conn.user!.userId;
-    let account = book.accountOfUser(userId);
+    const serves = conn.serves;
+    if (serves === null) throw errors.tradingAccountNotFound();
+    let account = book.account(serves);
     if (!account) {
-      const row = await findAccountByUser(ctx.db.kysely, userId);
+      const row = await findAccountById(ctx.db.kysely, serves);
       if (!row) throw errors.tradingAccountNotFound();
       // An execution event may have created it meanwhile; ensureAccount keeps that newer state.
       account = book.ensureAccount(Number(row.id), userId, Number(row.balance_minor), Number(row.leverage));
@@ -160,7 +167,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     },
 
     sendToUser(userId, type, payload) {
-      send(userId, () => [encodeMessage(type, payload)]);
+      sendToUser(sockets, userId, () => [encodeMessage(type, payload)]);
     },
 
     accountSnapshot(accountId) {

@@ -15,7 +15,7 @@ import { BookResync } from './resync.js';
 import { RiskEngine } from './risk.js';
 import type { TradingSocketServer } from './socket.js';
 import { PnlStreams, PriceFanout } from './streams.js';
-import { executionFrames, marginCallFrame, orderUpdateFrame, positionsFrame, type SendToUser } from './trader-messages.js';
+import { executionFrames, marginCallFrame, orderUpdateFrame, positionsFrame, type SendToAccount } from './trader-messages.js';
 
 /** What the live part needs from the trading service. */
 export type LiveTradingService = Pick<TradingService, 'closePosition' | 'loadOpenBook' | 'protectNegativeBalance'>;
@@ -26,7 +26,7 @@ export interface LiveNodeDeps {
   service: LiveTradingService;
   sockets: Pick<TradingSocketServer, 'authenticated'>;
   pacing: Pacing;
-  send: SendToUser;
+  send: SendToAccount;
 }
 
 /**
@@ -57,7 +57,7 @@ export class LiveNode {
       stopOutLevel: ctx.config.stopOutLevel,
       // docs/operations.md#one-process-or-many: in a multi-node deployment only the price-source leader closes positions.
       runsStopOuts: () => market.isLeader(),
-      onMarginCall: (account, figures) => deps.send(account.userId, () => [this.marginCallFrame(figures)]),
+      onMarginCall: (account, figures) => deps.send(account.userId, account.accountId, () => [this.marginCallFrame(figures)]),
       clock: ctx.clock,
       log: ctx.log,
     });
@@ -77,7 +77,8 @@ export class LiveNode {
     return [
       bus.subscribe('execution', (event) => this.held.apply(() => this.onExecution(event))),
       bus.subscribe('message', ({ topic, payload }) => {
-        if (topic === ORDER_UPDATE_TOPIC) return this.deps.send(payload.userId, () => [orderUpdateFrame(payload.order)]);
+        if (topic === ORDER_UPDATE_TOPIC)
+          return this.deps.send(payload.userId, payload.accountId, () => [orderUpdateFrame(payload.order)]);
         if (topic === POSITION_PROTECTION_TOPIC) return this.held.apply(() => this.onPositionProtection(payload));
         if (topic === BALANCE_ADJUSTED_TOPIC)
           this.held.apply(() => this.book.setBalance(payload.accountId, payload.balance_minor));
@@ -92,7 +93,7 @@ export class LiveNode {
 
   private onExecution({ userId, accountId, payload }: BusPayload<'execution'>): void {
     const account = this.book.applyExecution(accountId, userId, payload.account, payload.position_state);
-    this.deps.send(userId, () => executionFrames(payload, account));
+    this.deps.send(userId, accountId, () => executionFrames(payload, account));
   }
 
   /** The trader changed a position's protection: the live book keeps it, the trader's sockets see the positions again. */
@@ -106,6 +107,6 @@ export class LiveNode {
       takeProfit: change.takeProfit,
       trailingStopPips: change.trailingStopPips,
     };
-    this.deps.send(change.userId, () => [positionsFrame(account)]);
+    this.deps.send(change.userId, change.accountId, () => [positionsFrame(account)]);
   }
 }

@@ -4,7 +4,7 @@ import type { TradingService } from '../service.js';
 import { accountId as toAccountId } from '../types.js';
 import type { LiveAccount, LiveBook } from './book.js';
 import type { HeldEvents } from './held-events.js';
-import { positionsFrame, type SendToUser } from './trader-messages.js';
+import { positionsFrame, type SendToAccount } from './trader-messages.js';
 
 /** A failed reload (the database is down too) is tried again after this long. */
 const RETRY_AFTER_MS = 5_000;
@@ -16,7 +16,7 @@ export interface BookResyncDeps {
   book: LiveBook;
   /** The bus events that arrive during the reload wait for it. */
   held: HeldEvents;
-  send: SendToUser;
+  send: SendToAccount;
 }
 
 /**
@@ -94,7 +94,7 @@ export class BookResync {
     } finally {
       held.release();
     }
-    for (const account of reloaded) send(account.userId, () => [positionsFrame(account)]);
+    for (const account of reloaded) send(account.userId, account.accountId, () => [positionsFrame(account)]);
     log.info({ accounts: reloaded.length }, 'open book reloaded after a bus outage');
   }
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../errors.js';
 import type { TradingService } from '../service.js';
+import { accountId as accountIdOf } from '../types.js';
 import type { Figures, LiveAccount, LiveBook } from './book.js';
 
 /** What the risk engine needs from the trading service. */
@@ -103,7 +104,10 @@ export class RiskEngine {
         if (!loser) break;
         const id = Number(loser.state.id);
         try {
-          const result = await service.closePosition(account.userId, id, { reason: 'stop_out' });
+          const result = await service.closePosition(account.userId, id, {
+            reason: 'stop_out',
+            accountId: accountIdOf(account.accountId),
+          });
           closed++;
           // The in-process bus has already applied the close's execution event; with Redis
           // it may still be travelling, so the next round must not count this position.

@@ -4,7 +4,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { AuthModule, AuthUser } from '../../auth/index.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../errors.js';
-import { CLOSE_POLICY, CLOSE_UNAUTHENTICATED, TradingConnection } from './connection.js';
+import { CLOSE_ACCOUNT_NOT_FOUND, CLOSE_POLICY, CLOSE_UNAUTHENTICATED, TradingConnection } from './connection.js';
 import type { Pacing } from './pacer.js';
 
 export interface TradingSocketOptions {
@@ -31,6 +31,8 @@ const RECENT_REVOCATION_MS = 30_000;
 export interface TradingSocketHandlers {
   /** `get_positions_update`: the trader's open positions as the REST calls answer them. */
   openPositions(conn: TradingConnection): Promise<PositionDto[]>;
+  /** The account a socket serves: the one named if it is the trader's (else 'not_found'), or their primary one (null without). */
+  resolveAccount(userId: number, named: number | undefined): Promise<number | null | 'not_found'>;
   /** `subscribe_to_pnl`: starts P&L and account streaming (the confirmation is sent first). */
   subscribePnl(conn: TradingConnection): Promise<void>;
   onClosed(conn: TradingConnection): void;
@@ -144,7 +146,7 @@ export class TradingSocketServer {
 
   private async dispatch(conn: TradingConnection, message: TradingClientMessage): Promise<void> {
     if (conn.closed) return;
-    if (message.type === 'authenticate') return this.authenticate(conn, message.token);
+    if (message.type === 'authenticate') return this.authenticate(conn, message.token, message.account);
     if (message.type === 'ping') {
       conn.send('pong', { timestamp: new Date(this.deps.clock.now()).toISOString() });
       return;
@@ -166,7 +168,7 @@ export class TradingSocketServer {
     }
   }
 
-  private async authenticate(conn: TradingConnection, token: string): Promise<void> {
+  private async authenticate(conn: TradingConnection, token: string, named: number | undefined): Promise<void> {
     let user: AuthUser;
     try {
       user = await this.deps.auth.verifyAccessToken(token);
@@ -184,6 +186,20 @@ export class TradingSocketServer {
     if (previous && previous.userId !== user.userId) {
       conn.fail(CLOSE_UNAUTHENTICATED, 'The token belongs to another user');
       return;
+    }
+    if (previous && named !== undefined && named !== conn.named) {
+      conn.fail(CLOSE_ACCOUNT_NOT_FOUND, 'This socket serves another account: open a new one');
+      return;
+    }
+    if (!previous) {
+      const serves = await this.deps.handlers.resolveAccount(user.userId, named);
+      if (conn.closed) return;
+      if (serves === 'not_found') {
+        conn.fail(CLOSE_ACCOUNT_NOT_FOUND, 'Trading account not found');
+        return;
+      }
+      conn.serves = serves;
+      conn.named = named ?? null;
     }
     if (previous) this.unindexSession(conn, previous.sessionId);
     conn.user = user;

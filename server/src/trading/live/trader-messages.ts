@@ -8,8 +8,8 @@ import type { TradingSocketServer } from './socket.js';
 // What the live book tells a trader outside the paced streams (docs/api.md#trading-socket), and
 // the one way it reaches them.
 
-/** Sends frames to one trader (`sendToUser` bound to this node's trading sockets). */
-export type SendToUser = (userId: number, frames: () => readonly Buffer[]) => void;
+/** Sends frames to the sockets that serve one account of a trader (`sendToAccount` bound to this node's trading sockets). */
+export type SendToAccount = (userId: number, accountId: number, frames: () => readonly Buffer[]) => void;
 
 /**
  * Every authenticated socket of the trader on this node gets the same frames, in order: they are
@@ -21,6 +21,27 @@ export function sendToUser(sockets: Pick<TradingSocketServer, 'forUser'>, userId
   if (!conns || conns.size === 0) return;
   const built = frames();
   for (const conn of conns) conn.sendBatch(built);
+}
+
+/**
+ * The same for what happens on one account (its fills, orders, positions, margin calls): only the
+ * trader's sockets that serve that account get it (docs/accounts.md), so a challenge account's fill
+ * never shows on the primary account's screen.
+ */
+export function sendToAccount(
+  sockets: Pick<TradingSocketServer, 'forUser'>,
+  userId: number,
+  accountId: number,
+  frames: () => readonly Buffer[],
+): void {
+  const conns = sockets.forUser(userId);
+  if (!conns || conns.size === 0) return;
+  let built: readonly Buffer[] | undefined;
+  for (const conn of conns) {
+    if (conn.serves !== accountId) continue;
+    built ??= frames();
+    conn.sendBatch(built);
+  }
 }
 
 /** The account's open positions, oldest first, as the REST calls list them. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../../auth/index.js';
 import { operationRoutes } from '../../http/operation-route.js';
 import type { TradingDeps } from '../deps.js';
-import { userId } from '../types.js';
+import { optionalAccountId, userId } from '../types.js';
 import { performanceOfUser } from './service.js';
 
 export async function registerPerformanceRoutes(
@@ -11,5 +11,7 @@ export async function registerPerformanceRoutes(
   deps: { auth: AuthModule; trading: Pick<TradingDeps, 'db' | 'pricing'> },
 ): Promise<void> {
   const route = operationRoutes(api, deps.auth);
-  route(ops.performance, async (_input, { request }) => performanceOfUser(deps.trading, userId(request.auth.userId)));
+  route(ops.performance, async ({ account }, { request }) =>
+    performanceOfUser(deps.trading, userId(request.auth.userId), optionalAccountId(account)),
+  );
 }

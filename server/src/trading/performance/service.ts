@@ -1,11 +1,11 @@
 import { Dec, type PerformanceDto, performanceFigures, winRatePct } from '@pipdesk/contract';
-import { findAccountById, findAccountByUser, lockAccountById, type TradingAccountRow } from '../../accounts/index.js';
+import { findAccountById, findTraderAccount, lockAccountById, type TradingAccountRow } from '../../accounts/index.js';
 import { writeTransaction } from '../../db/transaction.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import { valueAccount } from '../math.js';
 import * as tradingRepo from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { ensurePeriod } from './period.js';
 import * as repo from './repo.js';
 
@@ -16,10 +16,17 @@ const money = (amount: Dec) => amount.toNumber(2);
 const twoDecimals = (amount: Dec | null) => (amount === null ? null : amount.toNumber(2));
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The trader's account, or 409 NO_TRADING_ACCOUNT (as the order calls answer). */
-export async function accountOfUser(deps: Pick<TradingDeps, 'db'>, userId: UserId): Promise<TradingAccountRow> {
-  const account = await findAccountByUser(deps.db.kysely, userId);
-  if (!account) throw errors.noTradingAccount();
+/**
+ * The account a call names (docs/accounts.md), else the trader's primary one; 409
+ * NO_TRADING_ACCOUNT without a primary one (as the order calls answer), 404 for a named one not theirs.
+ */
+export async function accountOfUser(
+  deps: Pick<TradingDeps, 'db'>,
+  userId: UserId,
+  accountId?: AccountId,
+): Promise<TradingAccountRow> {
+  const account = await findTraderAccount(deps.db.kysely, userId, accountId);
+  if (!account) throw accountId === undefined ? errors.noTradingAccount() : errors.accountNotFound();
   return account;
 }
 
@@ -96,6 +103,6 @@ export async function performanceOfAccount(deps: Deps, account: TradingAccountRo
   };
 }
 
-export async function performanceOfUser(deps: Deps, userId: UserId): Promise<PerformanceDto> {
-  return performanceOfAccount(deps, await accountOfUser(deps, userId));
+export async function performanceOfUser(deps: Deps, userId: UserId, accountId?: AccountId): Promise<PerformanceDto> {
+  return performanceOfAccount(deps, await accountOfUser(deps, userId, accountId));
 }

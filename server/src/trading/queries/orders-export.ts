@@ -1,10 +1,10 @@
 import type { OrderDto, OrdersQuery } from '@pipdesk/contract';
-import { findAccountByUser } from '../../accounts/index.js';
+import { findTraderAccount } from '../../accounts/index.js';
 import type { TradingDeps } from '../deps.js';
 import * as history from '../history-repo.js';
 import { orderDto } from '../presenter.js';
 import type { OrderRow } from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { orderFilters } from './orders-page.js';
 
 /** Rows read per query: each page is one short read, so an export never holds the database. */
@@ -87,12 +87,14 @@ export function exportOrdersCsv(
   userId: UserId,
   query: OrdersQuery,
   pageSize = EXPORT_PAGE_SIZE,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  named?: AccountId,
 ): AsyncGenerator<string> {
   const filters = orderFilters(query);
   const ordering = query.ordering ?? '-created_at';
   return (async function* () {
     yield csvLine(EXPORT_COLUMNS);
-    const account = await findAccountByUser(deps.db.kysely, userId);
+    const account = await findTraderAccount(deps.db.kysely, userId, named);
     if (!account) return;
     const accountId = Number(account.id);
     let after: OrderRow | undefined;

@@ -1,11 +1,11 @@
 import { ORDERS_PAGE_SIZE, type OrderDto, type OrdersQuery } from '@pipdesk/contract';
-import { findAccountByUser } from '../../accounts/index.js';
+import { findTraderAccount } from '../../accounts/index.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
 import * as history from '../history-repo.js';
 import { orderDto } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 
 export interface OrdersPageData {
   count: number;
@@ -47,12 +47,14 @@ export async function listOrders(
   deps: Pick<TradingDeps, 'db' | 'pricing'>,
   userId: UserId,
   query: OrdersQuery,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
 ): Promise<OrdersPageData> {
   const page = query.page ?? 1;
   const pageSize = query.page_size ?? ORDERS_PAGE_SIZE;
   const filters = orderFilters(query);
   const read = await repo.readSnapshot(deps.db, async (q) => {
-    const account = await findAccountByUser(q, userId);
+    const account = await findTraderAccount(q, userId, accountId);
     if (!account) return { count: 0, rows: [] };
     const id = Number(account.id);
     const count = await history.countOrders(q, id, filters);

@@ -5,9 +5,15 @@ import type { TradingDeps } from '../deps.js';
 import * as history from '../history-repo.js';
 import { accountAnswer, orderDto, tradeDto } from '../presenter.js';
 import * as repo from '../repo.js';
+import type { AccountId } from '../types.js';
 
 /** Everything the dashboard needs: profile, account, active pairs, open positions, recent orders and trades. */
-export async function platformData(deps: Pick<TradingDeps, 'db' | 'pricing' | 'pairs'>, user: UserDto): Promise<PlatformDataDto> {
+export async function platformData(
+  deps: Pick<TradingDeps, 'db' | 'pricing' | 'pairs'>,
+  user: UserDto,
+  /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId,
+): Promise<PlatformDataDto> {
   const { pricing } = deps;
   const fx_pairs = deps.pairs
     .list()
@@ -21,7 +27,7 @@ export async function platformData(deps: Pick<TradingDeps, 'db' | 'pricing' | 'p
     pending_orders: [],
   };
   const read = await repo.readSnapshot(deps.db, async (q) => {
-    const row = await findAccountAndProfile(q, user.id);
+    const row = await findAccountAndProfile(q, user.id, accountId);
     if (row?.account_id === null || row === undefined) return { row, positions: [], orders: [], trades: [], pending: [] };
     const id = Number(row.account_id);
     // One after the other: a snapshot is one connection, so parallel queries would only queue.

@@ -1,0 +1,42 @@
+import { type AccountSummaryDto, Dec } from '@pipdesk/contract';
+import { accountsOfUser } from '../../accounts/index.js';
+import type { TradingDeps } from '../deps.js';
+import type { LiveTrading } from '../live/index.js';
+import type { UserId } from '../types.js';
+
+const money = (amount: Dec) => amount.round(2).toNumber(2);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * GET trading/accounts/ (docs/accounts.md#the-accounts-call): the trader's accounts, the primary one
+ * first, each valued as its dashboard values it. The live book holds every account with an open
+ * position, so an account it does not hold has nothing open: its equity is its balance.
+ */
+export async function listAccounts(
+  deps: Pick<TradingDeps, 'db'> & { live: Pick<LiveTrading, 'accountFigures'> },
+  userId: UserId,
+): Promise<AccountSummaryDto[]> {
+  const rows = await accountsOfUser(deps.db.kysely, userId);
+  return rows.map((row) => {
+    const live = deps.live.accountFigures(Number(row.id));
+    const balance = live?.balance ?? Dec.scaled(Number(row.balance_minor), 2);
+    const equity = live?.equity ?? balance;
+    const marginUsed = live?.marginUsed ?? Dec.ZERO;
+    return {
+      id: Number(row.id),
+      kind: row.kind,
+      name: row.name,
+      currency: row.currency,
+      balance: money(balance),
+      equity: money(equity),
+      margin_used: money(marginUsed),
+      free_margin: money(equity.minus(marginUsed)),
+      leverage: Number(row.leverage),
+      status: row.status,
+      created_at: iso(Number(row.created_at)),
+      // Evaluations (docs/evaluations.md) and replay sessions fill these in when they own the account.
+      challenge: null,
+      replay: null,
+    };
+  });
+}
