@@ -50,6 +50,7 @@ export const consoleOperations = {
     summary: 'A student’s dashboard data, read-only (admin, their instructors)',
     description: 'The shape of trading/platform-data/.',
     ...studentRead,
+    account: 'student',
     ok: { status: 200, description: 'The student’s dashboard data.', data: studentDashboardSchema },
     errors: {
       403: forbidden403,
@@ -63,6 +64,7 @@ export const consoleOperations = {
     summary: 'A student’s orders, a page at a time (admin, their instructors)',
     description: 'The filters and the page shape of trading/orders/, **no envelope**.',
     ...studentRead,
+    account: 'student',
     query: ordersQuerySchema,
     ok: { status: 200, description: '`{count, next, previous, results}`.', data: studentOrdersPageSchema, envelope: false },
     errors: {
@@ -77,6 +79,7 @@ export const consoleOperations = {
     operationId: 'studentPerformance',
     summary: 'A student’s statistics of the current period (admin, their instructors)',
     ...studentRead,
+    account: 'student',
     ok: { status: 200, description: 'The statistics.', data: studentPerformanceSchema },
     errors: {
       403: forbidden403,
@@ -91,6 +94,7 @@ export const consoleOperations = {
     summary: 'A student’s journal with the instructors’ comments (admin, their instructors)',
     description: 'The filters and the page shape of trading/journal/, **no envelope**.',
     ...studentRead,
+    account: 'student',
     query: journalQuerySchema,
     ok: { status: 200, description: '`{count, next, previous, results}`.', data: studentJournalPageSchema, envelope: false },
     errors: {

@@ -64,11 +64,12 @@ export interface OperationSpec {
   /** `lenient`: a body its schema refuses is read as none (logout ends the session whatever it is sent). */
   body?: { schema: z.ZodType; required: boolean; lenient?: boolean };
   /**
-   * Takes the optional query parameter `account` (docs/accounts.md#choosing-the-account): which of
-   * the caller's accounts the call acts on; the primary one without it; another's, or none, is 404
-   * `ACCOUNT_NOT_FOUND`.
+   * Takes the optional query parameter `account` (docs/accounts.md#choosing-the-account): which
+   * trading account the call acts on, the primary one without it. `true`: one of the caller's;
+   * `'student'`: one of the path's student's (the academy's student calls, checked after the
+   * caller's scope). Any other is 404 `ACCOUNT_NOT_FOUND`.
    */
-  account?: boolean;
+  account?: true | 'student';
   /** Reads `Idempotency-Key` (docs/trading-rules.md#idempotency); the success answer may be a replay. */
   idempotent?: boolean;
   /** Changes stored state (a client retries only with an Idempotency-Key where `idempotent`). */
@@ -119,7 +120,7 @@ export type CallInput<Op extends OperationSpec> = (Op['ids'] extends Readonly<Re
   : { ids?: undefined }) &
   (Op['params'] extends z.ZodType ? { params: In<Op['params']> } : { params?: undefined }) &
   (Op['query'] extends z.ZodType ? { query?: Partial<In<Op['query']>> } : { query?: undefined }) &
-  (Op['account'] extends true ? { account?: number } : { account?: undefined }) &
+  (Op['account'] extends true | 'student' ? { account?: number } : { account?: undefined }) &
   (Op['body'] extends { schema: infer S; required: true }
     ? { body: In<S> }
     : Op['body'] extends { schema: infer S }
@@ -139,7 +140,7 @@ export function answersOf(op: OperationSpec): Record<number, ApiAnswer> {
   }
   const all: Record<number, ApiAnswer> = { ...answers, ...op.errors };
   if (op.account) {
-    const notYours = '`ACCOUNT_NOT_FOUND`: the `account` named is not one of the caller’s.';
+    const notYours = `\`ACCOUNT_NOT_FOUND\`: the \`account\` named is not one of the ${op.account === 'student' ? 'student’s' : 'caller’s'}.`;
     const found = all[404];
     all[404] = found
       ? { ...found, description: `${found.description} ${notYours}` }

@@ -42,14 +42,15 @@ export async function registerConsoleRoutes(
 
   route(ops.cohortRoster, async ({ ids }, { request }) => rosterOf(c, request.auth, ids.id));
   route(ops.cohortLeaderboard, async ({ ids }, { request }) => leaderboardOf(c, request.auth, ids.id));
-  route(ops.studentDashboard, async ({ ids }, { request }) => studentDashboard(c, request.auth, ids.id));
+  // `account`: one of the student's accounts (docs/accounts.md), checked after the caller's scope.
+  route(ops.studentDashboard, async ({ ids, account }, { request }) => studentDashboard(c, request.auth, ids.id, account));
   // Like trading/orders/ and trading/journal/: the page shape, no envelope.
-  route(ops.studentOrders, async ({ ids, query }, { request }) =>
-    pageAnswer(request, await studentOrders(c, request.auth, ids.id, query)),
+  route(ops.studentOrders, async ({ ids, query, account }, { request }) =>
+    pageAnswer(request, await studentOrders(c, request.auth, ids.id, query, account)),
   );
-  route(ops.studentPerformance, async ({ ids }, { request }) => studentPerformance(c, request.auth, ids.id));
-  route(ops.studentJournal, async ({ ids, query }, { request }) =>
-    pageAnswer(request, await studentJournal(c, request.auth, ids.id, query)),
+  route(ops.studentPerformance, async ({ ids, account }, { request }) => studentPerformance(c, request.auth, ids.id, account));
+  route(ops.studentJournal, async ({ ids, query, account }, { request }) =>
+    pageAnswer(request, await studentJournal(c, request.auth, ids.id, query, account)),
   );
   route(ops.resetStudent, async ({ ids, idempotencyKey }, { request }) => {
     const { response, replayed } = await resetStudent(c, request.auth, ids.id, idempotencyKey);

@@ -8,6 +8,7 @@ import type {
   ResetResponse,
   RosterDto,
 } from '@pipdesk/contract';
+import { findOwnAccount } from '../accounts/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
@@ -16,7 +17,7 @@ import { type JournalPageData, journalOfUser } from '../trading/journal/service.
 import type { LiveTrading } from '../trading/live/index.js';
 import { performanceOfUser } from '../trading/performance/service.js';
 import type { OrdersPageData, TradingServiceImpl } from '../trading/service.js';
-import { userId } from '../trading/types.js';
+import { optionalAccountId, userId } from '../trading/types.js';
 import * as cohorts from './cohorts.repo.js';
 import { leaderboard } from './leaderboard.js';
 import { roster } from './roster.js';
@@ -50,9 +51,24 @@ export async function leaderboardOf(deps: ConsoleDeps, caller: AuthUser, cohortI
 }
 
 /** GET students/{id}/: the student's dashboard data, read-only. */
-export async function studentDashboard(deps: ConsoleDeps, caller: AuthUser, studentId: number): Promise<PlatformDataDto> {
+export async function studentDashboard(
+  deps: ConsoleDeps,
+  caller: AuthUser,
+  studentId: number,
+  account?: number,
+): Promise<PlatformDataDto> {
   const student = await studentForCaller(deps.db.kysely, caller, studentId);
-  return deps.trading.platformData(studentUser(student));
+  await checkStudentAccount(deps, student.userId, account);
+  return deps.trading.platformData(studentUser(student), account);
+}
+
+/**
+ * The account a student call names (`?account=`, docs/accounts.md): after the caller's scope, it
+ * must be the student's, else 404 `ACCOUNT_NOT_FOUND`; left out, the student's primary account.
+ */
+async function checkStudentAccount(deps: ConsoleDeps, studentUserId: number, account: number | undefined): Promise<void> {
+  if (account === undefined) return;
+  if (!(await findOwnAccount(deps.db.kysely, studentUserId, account))) throw errors.accountNotFound();
 }
 
 /** GET students/{id}/orders/: the orders page with the orders/ filters. */
@@ -61,15 +77,23 @@ export async function studentOrders(
   caller: AuthUser,
   studentId: number,
   query: OrdersQuery,
+  account?: number,
 ): Promise<OrdersPageData> {
   const student = await studentForCaller(deps.db.kysely, caller, studentId);
-  return deps.trading.listOrders(userId(student.userId), query);
+  await checkStudentAccount(deps, student.userId, account);
+  return deps.trading.listOrders(userId(student.userId), query, account);
 }
 
 /** GET students/{id}/performance/: the statistics of the student's current period. */
-export async function studentPerformance(deps: ConsoleDeps, caller: AuthUser, studentId: number): Promise<PerformanceDto> {
+export async function studentPerformance(
+  deps: ConsoleDeps,
+  caller: AuthUser,
+  studentId: number,
+  account?: number,
+): Promise<PerformanceDto> {
   const student = await studentForCaller(deps.db.kysely, caller, studentId);
-  return performanceOfUser({ db: deps.db, pricing: deps.trading.pricing }, userId(student.userId));
+  await checkStudentAccount(deps, student.userId, account);
+  return performanceOfUser({ db: deps.db, pricing: deps.trading.pricing }, userId(student.userId), optionalAccountId(account));
 }
 
 /** GET students/{id}/journal/: the student's journal, comments included. */
@@ -78,9 +102,16 @@ export async function studentJournal(
   caller: AuthUser,
   studentId: number,
   query: Parameters<typeof journalOfUser>[2],
+  account?: number,
 ): Promise<JournalPageData> {
   const student = await studentForCaller(deps.db.kysely, caller, studentId);
-  return journalOfUser({ db: deps.db, pricing: deps.trading.pricing, clock: deps.clock }, userId(student.userId), query);
+  await checkStudentAccount(deps, student.userId, account);
+  return journalOfUser(
+    { db: deps.db, pricing: deps.trading.pricing, clock: deps.clock },
+    userId(student.userId),
+    query,
+    optionalAccountId(account),
+  );
 }
 
 /**

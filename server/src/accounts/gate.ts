@@ -26,7 +26,8 @@ export function createAccountGate(db: Db) {
   };
   /** Checks the named account of a signed-in request (`request.auth` set). */
   const check = async (request: FastifyRequest): Promise<void> => {
-    if (!request.routeOptions.config.operation?.account) return;
+    // The academy's student calls check the account against the student, after the caller's scope.
+    if (request.routeOptions.config.operation?.account !== true) return;
     const accountId = accountParam(request);
     if (accountId === undefined) return;
     if ((await ownerOf(accountId)) !== request.auth.userId) throw errors.accountNotFound();

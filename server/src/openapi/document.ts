@@ -72,7 +72,7 @@ const ACCOUNT_PARAMETER: JsonSchema = {
   in: 'query',
   required: false,
   description:
-    'Which of the caller’s trading accounts the call acts on (its id, from `GET /api/trading/accounts/`); the primary account when left out. Another’s, or none: 404 `ACCOUNT_NOT_FOUND`. docs/accounts.md#choosing-the-account.',
+    'Which trading account the call acts on: one of the caller’s (its id, from `GET /api/trading/accounts/`), or on the academy’s student calls one of the student’s; the primary account when left out. Any other: 404 `ACCOUNT_NOT_FOUND`. docs/accounts.md#choosing-the-account.',
   schema: ID_PARAMETER,
 };
 

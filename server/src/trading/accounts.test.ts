@@ -4,6 +4,7 @@ import { openExtraAccount } from '../accounts/index.js';
 import { ManualClock } from '../core/clock.js';
 import { writeTransaction } from '../db/transaction.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
+import { academyCast, api } from '../test/academy.js';
 import { insertSignedInTrader } from '../test/factories.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';
 import { TradingSocketClient } from '../test/trading-socket-client.js';
@@ -164,7 +165,7 @@ describe('?account= on the trading calls', () => {
   it('answers 404 ACCOUNT_NOT_FOUND on every call that takes the parameter, for another’s account or none', async () => {
     const me = await insertSignedInTrader(t);
     const other = await traderWithChallenge();
-    const calls = Object.values(ops).filter((op) => 'account' in op && op.account);
+    const calls = Object.values(ops).filter((op) => 'account' in op && op.account === true);
     expect(calls.length).toBeGreaterThanOrEqual(25);
     for (const account of [other.challengeId, other.accountId!, 999_999_999, 'abc', '0', '-1', '1.5']) {
       for (const op of calls) {
@@ -229,5 +230,49 @@ describe('the trading socket serves one account', () => {
     const switching = await TradingSocketClient.signedIn(t, me.token);
     switching.send({ type: 'authenticate', token: me.token, account: me.challengeId });
     expect((await switching.closed).code).toBe(4004);
+  });
+});
+
+describe('the academy’s student calls take the student’s account', () => {
+  it('reads a student’s challenge account for their instructor; another’s account is 404, and scope comes first', async () => {
+    const { instructorA, instructorB, memberA, memberB } = await academyCast(t);
+    const opened = await writeTransaction(t.ctx.db, (trx) =>
+      openExtraAccount(trx, {
+        userId: memberA.userId,
+        kind: 'challenge',
+        name: 'Challenge',
+        balanceMinor: 1_234_500,
+        leverage: 30,
+        now: clock.now(),
+      }),
+    );
+    const challengeId = opened!.accountId;
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: `/api/trading/place-market-order/?account=${challengeId}`,
+      headers: memberA.headers,
+      payload: { symbol: 'EURUSD', side: 'BUY', quantity: 0.1 },
+    });
+    expect(placed.statusCode).toBe(201);
+    const student = `/api/academy/students/${memberA.userId}`;
+
+    const dashboard = await api(t, instructorA, 'GET', `${student}/?account=${challengeId}`);
+    expect(dashboard.statusCode).toBe(200);
+    expect(dashboard.json().data.trading_account).toMatchObject({ id: challengeId, balance: 12345 });
+    expect(dashboard.json().data.open_positions).toHaveLength(1);
+    expect((await api(t, instructorA, 'GET', `${student}/`)).json().data.open_positions).toEqual([]);
+    expect((await api(t, instructorA, 'GET', `${student}/orders/?account=${challengeId}`)).json().count).toBe(1);
+    expect((await api(t, instructorA, 'GET', `${student}/orders/`)).json().count).toBe(0);
+    expect((await api(t, instructorA, 'GET', `${student}/performance/?account=${challengeId}`)).statusCode).toBe(200);
+    expect((await api(t, instructorA, 'GET', `${student}/journal/?account=${challengeId}`)).statusCode).toBe(200);
+
+    const primaryOfB = (await api(t, memberB, 'GET', '/api/trading/accounts/')).json().data[0].id as number;
+    for (const path of ['/', '/orders/', '/performance/', '/journal/']) {
+      const notHers = await api(t, instructorA, 'GET', `${student}${path}?account=${primaryOfB}`);
+      expect([notHers.statusCode, notHers.json().code], path).toEqual([404, 'ACCOUNT_NOT_FOUND']);
+      // Another cohort's instructor is out of scope before the account is looked at.
+      const outOfScope = await api(t, instructorB, 'GET', `${student}${path}?account=${challengeId}`);
+      expect([outOfScope.statusCode, outOfScope.json().code], path).toEqual([404, 'STUDENT_NOT_FOUND']);
+    }
   });
 });
