@@ -38,19 +38,41 @@ export interface ChartViewProps {
   children?: ReactNode;
 }
 
-/** The legend's figures: the values under the crosshair, else the newest; re-read when `version` moves. */
+/**
+ * The legend's figures: the values under the crosshair, else the newest. The list itself (one item
+ * per plot) is React's and is drawn again when the plots change (`plotsChanged`); the figures are
+ * written into its items' text directly (`write`), since they change on every live tick and at
+ * every crosshair move: a React render of the legend per tick was a second render and commit of the
+ * chart's tree, with its garbage, for a few characters of text (issue 34).
+ */
 class LegendStore {
   version = 0;
   hovered: Map<IndicatorPlot, number[] | null> | null = null;
+  /** The text node of each shown item's figures, by position (set by the items' refs). */
+  readonly texts: Array<Text | null> = [];
   private readonly listeners = new Set<() => void>();
   subscribe = (listener: () => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   };
   getVersion = () => this.version;
-  changed() {
+  /** Other plots are drawn: the list is rendered again (its figures with it). */
+  plotsChanged() {
     this.version++;
     for (const l of this.listeners) l();
+  }
+  /** The figures of `plots` (the crosshair's when it is over a candle, else the newest) into the list shown. */
+  write(plots: readonly IndicatorPlot[], digits: number) {
+    plots.forEach((plot, i) => {
+      const node = this.texts[i];
+      if (!node) return;
+      const text = legendText(plot.indicator, this.valuesOf(plot), digits);
+      // Unchanged text is not written: a write is a style and layout pass for the browser.
+      if (node.data !== text) node.data = text;
+    });
+  }
+  valuesOf(plot: IndicatorPlot): number[] | null {
+    return this.hovered ? (this.hovered.get(plot) ?? null) : plot.latest;
   }
 }
 
@@ -77,20 +99,36 @@ function IndicatorLegend({
 }) {
   useSyncExternalStore(store.subscribe, store.getVersion);
   const shown = plots();
+  store.texts.length = shown.length;
   if (shown.length === 0) return null;
   return (
     <ul className="indicator-legend" data-testid="indicator-legend" aria-label="Indicator values">
-      {shown.map((plot, i) => {
-        const values = store.hovered ? (store.hovered.get(plot) ?? null) : plot.latest;
-        return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the same indicator may be listed twice; the order is the identity
-          <li key={i} className="indicator-legend__item">
-            <span className="indicator-legend__swatch" style={{ background: plot.color }} aria-hidden="true" />
-            {legendText(plot.indicator, values, digits)}
-          </li>
-        );
-      })}
+      {shown.map((plot, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the same indicator may be listed twice; the order is the identity
+        <li key={i} className="indicator-legend__item">
+          <span className="indicator-legend__swatch" style={{ background: plot.color }} aria-hidden="true" />
+          <LegendFigures store={store} index={i} initial={legendText(plot.indicator, store.valuesOf(plot), digits)} />
+        </li>
+      ))}
     </ul>
+  );
+}
+
+/**
+ * One item's text, written by React once (`initial`) and then by the store on each tick and
+ * crosshair move. A text node of its own, so React never sees the later writes: a render of the
+ * list (other plots) puts `initial` back, computed from the same figures.
+ */
+function LegendFigures({ store, index, initial }: { store: LegendStore; index: number; initial: string }) {
+  return (
+    <span
+      ref={(el) => {
+        const node = el?.firstChild;
+        store.texts[index] = node instanceof Text ? node : null;
+      }}
+    >
+      {initial}
+    </span>
   );
 }
 
@@ -121,6 +159,8 @@ export function ChartView({
   nearStartRef.current = onNearStart;
   const candlesRef = useRef(candles);
   candlesRef.current = candles;
+  const digitsRef = useRef(digits);
+  digitsRef.current = digits;
   // A new list with the same indicators (a save's answer, a re-render) keeps the plots.
   const indicatorsKey = JSON.stringify(indicators);
 
@@ -135,7 +175,7 @@ export function ChartView({
     const plots = replacePlots(drawn.chart, old, indicators, colors, digits);
     for (const plot of plots) plot.setAll(candlesRef.current);
     plotsRef.current = { chart: drawn.chart, plots, candles: candlesRef.current };
-    store.changed();
+    store.plotsChanged();
   }, [drawn, indicatorsKey, digits, store]);
 
   // The live candle moves each indicator one step; anything else (older history, a gap filled) recomputes.
@@ -148,7 +188,7 @@ export function ChartView({
       else plot.setAll(candles);
     }
     current.candles = candles;
-    store.changed();
+    store.write(current.plots, digitsRef.current);
   }, [candles, store]);
 
   useEffect(() => {
@@ -160,7 +200,7 @@ export function ChartView({
       // the legend keeps the newest values there, as it does away from the chart.
       const past = param.logical !== undefined && param.logical > candlesRef.current.length - 1;
       store.hovered = param.time === undefined || past ? null : new Map(plots.map((p) => [p, valuesAt(p, param)]));
-      if (plots.length > 0) store.changed();
+      store.write(plots, digitsRef.current);
     };
     drawn.chart.subscribeCrosshairMove(onMove);
     const timeScale = drawn.chart.timeScale();
@@ -187,6 +227,22 @@ export function ChartView({
     [drawn, symbol, timeframe],
   );
 
+  // The same elements from one live tick to the next, so React passes over the layers and the
+  // legend when only the candles moved (the legend's figures are written by the store).
+  const layers = useMemo(
+    () => (
+      <ChartApiContext.Provider value={api}>
+        <ChartLayers />
+        {children}
+      </ChartApiContext.Provider>
+    ),
+    [api, children],
+  );
+  const legend = useMemo(
+    () => <IndicatorLegend store={store} plots={() => plotsRef.current?.plots ?? []} digits={digits} />,
+    [store, digits],
+  );
+
   return (
     <div className="chart-view" data-indicators={indicators.length}>
       <CandlestickChart
@@ -199,12 +255,9 @@ export function ChartView({
         onLineOpen={onLineOpen}
         onChart={setDrawn}
       >
-        <ChartApiContext.Provider value={api}>
-          <ChartLayers />
-          {children}
-        </ChartApiContext.Provider>
+        {layers}
       </CandlestickChart>
-      <IndicatorLegend store={store} plots={() => plotsRef.current?.plots ?? []} digits={digits} />
+      {legend}
     </div>
   );
 }
