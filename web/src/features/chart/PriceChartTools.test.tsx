@@ -260,6 +260,8 @@ describe('indicators on the pair page (DESIGN §18)', () => {
     const moved = [...minuteCandles(60, NOW).slice(0, -1), { ...last, close: 1.2 }];
     const want = computeIndicator({ kind: 'ema', period: 5 }, moved).at(-1)![0]!;
     expect(ema.tail!.update).toHaveBeenLastCalledWith({ time: last.time / 1000, value: want });
+    // The legend's figure follows the tick (written into its text, not rendered again).
+    expect(screen.getByTestId('indicator-legend')).toHaveTextContent(`EMA 5 ${want.toFixed(5)}`);
     stream.stop();
   });
 

@@ -1,6 +1,6 @@
 import type { IChartApi, UTCTimestamp } from 'lightweight-charts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { dropIdleWork, FUTURE_BARS, FutureBars, LiveSeries, MAX_TAIL } from './liveSeries';
+import { cachedFormat, dropIdleWork, FUTURE_BARS, FutureBars, LiveSeries, MAX_TAIL } from './liveSeries';
 import { FakeChart, fakeLightweightCharts } from './testChart';
 
 vi.mock('lightweight-charts', async () => (await import('./testChart')).fakeLightweightCharts);
@@ -117,5 +117,22 @@ describe('FutureBars (a new candle finds its time in the scale)', () => {
     expect(whitespace?.setData).toHaveBeenCalledTimes(2);
     // From the next bar on (the 30 left and as many more as were laid at first).
     expect(whitespace?.own[0]).toEqual({ time: next[FUTURE_BARS] });
+  });
+});
+
+describe('cachedFormat (issue 34: the repaint formats the same prices every frame)', () => {
+  it('answers what the formatter answers, formatting each price once', () => {
+    const format = vi.fn((price: number) => price.toFixed(5));
+    const cached = cachedFormat(format);
+    expect([1.1, 1.23456, 1.1, -0.5, 1.23456].map(cached)).toEqual(['1.10000', '1.23456', '1.10000', '-0.50000', '1.23456']);
+    expect(format).toHaveBeenCalledTimes(3);
+  });
+
+  it('starts again past its size, still answering right', () => {
+    const format = vi.fn((price: number) => String(price));
+    const cached = cachedFormat(format);
+    for (let i = 0; i < 5_000; i++) expect(cached(i)).toBe(String(i));
+    expect(cached(4_999)).toBe('4999');
+    expect(format).toHaveBeenCalledTimes(5_000);
   });
 });

@@ -17,6 +17,11 @@
 //   times hands every series its data again: off the tick), and laid at once when a candle skips
 //   its grid (a weekend, a gap) or none is left, before that candle is drawn.
 //
+// - Each series' price formatter answers from a cache (cachedPriceFormat): the chart formats every
+//   visible series' last value (three strings) and the axis's labels at every paint, the same
+//   prices frame after frame; that was a sixth of a tick's repaint and most of its garbage, whose
+//   collection made the slowest ticks.
+//
 // What readers see is the one series it stood for: the tail answers `data()` with every point, and
 // it is the series price lines, primitives and price/pixel conversions go through (it holds the
 // newest point, so it has a value in view whenever the whole list would).
@@ -39,6 +44,38 @@ export const MAX_TAIL = 120;
 export const FUTURE_BARS = 120;
 /** With this few bar times left ahead, more are laid in idle time. */
 const FUTURE_LOW = 30;
+
+/** Formatted prices a series keeps; past this many (a long session's moves) the cache starts again. */
+const FORMAT_CACHE_SIZE = 2_000;
+
+/** `format` answering from a cache by price: the same strings, formatted once. */
+export function cachedFormat(format: (price: number) => string): (price: number) => string {
+  const cache = new Map<number, string>();
+  return (price) => {
+    let text = cache.get(price);
+    if (text === undefined) {
+      text = format(price);
+      if (cache.size >= FORMAT_CACHE_SIZE) cache.clear();
+      cache.set(price, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * Puts a series' own price formatter (the built-in one its `priceFormat` made) behind a cache, as
+ * a custom format with the same `minMove`, so its labels, tick marks and crosshair read the same.
+ * Called again after any change of `priceFormat`. (Tests' stand-ins for the library may have none.)
+ */
+function cachePriceFormat(series: ISeriesApi<SeriesType>): void {
+  if (typeof series.priceFormatter !== 'function' || typeof series.options !== 'function') return;
+  const { priceFormat } = series.options();
+  if (priceFormat.type === 'custom') return;
+  const own = series.priceFormatter();
+  series.applyOptions({
+    priceFormat: { type: 'custom', minMove: priceFormat.minMove, formatter: cachedFormat((price) => own.format(price)) },
+  });
+}
 
 type IdleHandle = { idle: number } | { timer: ReturnType<typeof setTimeout> };
 
@@ -143,6 +180,8 @@ export class LiveSeries<T extends SeriesType> {
       live.pane === undefined ? chart.addSeries(definition, options) : chart.addSeries(definition, options, live.pane);
     this.tail =
       live.pane === undefined ? chart.addSeries(definition, tailOptions) : chart.addSeries(definition, tailOptions, live.pane);
+    cachePriceFormat(this.history);
+    cachePriceFormat(this.tail);
     // Readers of the series' data (the drawings' bar times, the trade tools' last close) get every
     // point as drawn, not the tail's few. (Tests' stand-ins for the library may have no data().)
     if (typeof this.tail.data === 'function') this.tail.data = () => this.points.slice();
@@ -183,6 +222,10 @@ export class LiveSeries<T extends SeriesType> {
   applyOptions(options: SeriesPartialOptionsMap[T]): void {
     this.history.applyOptions(options);
     this.tail.applyOptions(options);
+    if (options.priceFormat) {
+      cachePriceFormat(this.history);
+      cachePriceFormat(this.tail);
+    }
   }
 
   remove(chart: IChartApi): void {
