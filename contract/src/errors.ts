@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'DRAWING_NOT_FOUND',
   'ALERT_NOT_FOUND',
   'ACCOUNT_NOT_FOUND',
+  'PROGRAM_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409

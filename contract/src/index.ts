@@ -6,6 +6,7 @@ export * from './common.js';
 export * from './currencies.js';
 export * from './decimal.js';
 export * from './errors.js';
+export * from './evaluations.js';
 export * from './health.js';
 export * from './market.js';
 export * from './news.js';

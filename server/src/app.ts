@@ -16,6 +16,7 @@ import { observeTransactions } from './db/transaction.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
 import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
+import { createEvaluationsModule } from './evaluations/index.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { createHealthService } from './health/service.js';
 import { answerClientError } from './http/client-errors.js';
@@ -192,6 +193,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const academy = createAcademyModule(ctx, { auth, trading });
   const alerts = createAlertsModule(ctx, { auth, market, sockets: trading.live });
   const charting = createChartingModule(ctx, { auth, market, trading });
+  const evaluations = createEvaluationsModule(ctx, { auth });
   if (config.seedDemo) await seedDemo(ctx);
 
   await app.register(
@@ -207,6 +209,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await academy.registerRoutes(api);
       await alerts.registerRoutes(api);
       await charting.registerRoutes(api);
+      await evaluations.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
         throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');

@@ -60,6 +60,7 @@ export const errors = {
   drawingNotFound: () => new AppError(404, 'DRAWING_NOT_FOUND', 'Drawing not found'),
   alertNotFound: () => new AppError(404, 'ALERT_NOT_FOUND', 'Alert not found'),
   accountNotFound: () => new AppError(404, 'ACCOUNT_NOT_FOUND', 'Trading account not found'),
+  programNotFound: () => new AppError(404, 'PROGRAM_NOT_FOUND', 'Program not found'),
 
   positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
   orderNotPending: (status: string) =>

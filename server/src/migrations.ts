@@ -6,6 +6,7 @@ import { authMigrations } from './auth/migrations.js';
 import { chartingMigrations } from './charting/migrations.js';
 import type { Db, DbKind } from './db/database.js';
 import { listMigrations, runMigrations } from './db/migrate.js';
+import { evaluationsMigrations } from './evaluations/migrations.js';
 import { marketMigrations } from './market/migrations.js';
 import { newsMigrations } from './news/migrations.js';
 import { historyMigrations } from './trading/history-migrations.js';
@@ -25,6 +26,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...historyMigrations(kind),
     ...alertsMigrations(kind),
     ...chartingMigrations(kind),
+    ...evaluationsMigrations(kind),
   };
 }
 

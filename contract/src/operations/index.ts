@@ -5,6 +5,7 @@ import { consoleOperations } from './console.js';
 import type { OperationSpec } from './define.js';
 import { demoOperations } from './demo.js';
 import { docsOperations } from './docs.js';
+import { evaluationsOperations } from './evaluations.js';
 import { healthOperations } from './health.js';
 import { marketOperations } from './market.js';
 import { newsOperations } from './news.js';
@@ -22,6 +23,7 @@ export {
   consoleOperations,
   demoOperations,
   docsOperations,
+  evaluationsOperations,
   healthOperations,
   marketOperations,
   newsOperations,
@@ -41,6 +43,7 @@ export const ops = {
   ...chartingOperations,
   ...cohortsOperations,
   ...consoleOperations,
+  ...evaluationsOperations,
   ...marketOperations,
   ...newsOperations,
   ...healthOperations,

@@ -54,6 +54,7 @@ const NOT_FOUND: Record<IdResource, () => AppError> = {
   trade: () => errors.notFound('Trade not found'),
   drawing: errors.drawingNotFound,
   alert: errors.alertNotFound,
+  program: errors.programNotFound,
 };
 
 /** A row id in a path: a positive integer of at most 15 digits, else the resource's 404. */

@@ -420,6 +420,36 @@ describe('every documented call answers as documented', () => {
         })
       ).statusCode,
     ).toBe(201);
+    // Evaluation programs of that cohort (docs/evaluations.md#programs).
+    const programs = `/api/academy/cohorts/${cohortId}/programs/`;
+    const program = await call('createProgram', {
+      url: programs,
+      headers: teacher.headers,
+      payload: {
+        name: 'Documented challenge',
+        initial_balance: 10000,
+        leverage: 30,
+        phases: [{ name: 'Phase 1', profit_target_pct: 8, max_daily_loss_pct: 5, max_loss_pct: 10 }],
+      },
+    });
+    expect(program.statusCode).toBe(201);
+    expect((await call('createProgram', { url: programs, headers: teacher.headers, payload: { name: 'x' } })).statusCode).toBe(
+      400,
+    );
+    expect((await call('createProgram', { url: programs, headers, payload: {} })).statusCode).toBe(403);
+    expect((await call('listPrograms', { url: programs, headers })).statusCode).toBe(200);
+    expect((await call('listPrograms', { url: '/api/academy/cohorts/999999/programs/', headers })).statusCode).toBe(404);
+    const programUrl = `/api/academy/programs/${program.json().data.id}/`;
+    expect(
+      (await call('updateProgram', { url: programUrl, headers: teacher.headers, payload: { status: 'archived' } })).statusCode,
+    ).toBe(200);
+    expect((await call('updateProgram', { url: programUrl, headers: teacher.headers, payload: {} })).statusCode).toBe(400);
+    expect((await call('updateProgram', { url: programUrl, headers, payload: { name: 'x' } })).statusCode).toBe(403);
+    expect(
+      (await call('updateProgram', { url: '/api/academy/programs/999999/', headers: teacher.headers, payload: { name: 'x' } }))
+        .statusCode,
+    ).toBe(404);
+
     const reset = await call('resetStudent', {
       url: `${student}/reset/`,
       headers: { ...teacher.headers, 'idempotency-key': 'openapi-reset-1' },

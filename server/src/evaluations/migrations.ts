@@ -1,0 +1,36 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DbKind } from '../db/database.js';
+import { withId } from '../db/migration-helpers.js';
+
+export function evaluationsMigrations(kind: DbKind): Record<string, Migration> {
+  return {
+    '0034_evaluation_programs': {
+      // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then, not today's types
+      async up(db: Kysely<any>) {
+        await withId(kind, db.schema.createTable('evaluation_programs'))
+          .addColumn('cohort_id', 'bigint', (c) => c.notNull().references('cohorts.id').onDelete('cascade'))
+          .addColumn('name', 'varchar(100)', (c) => c.notNull())
+          .addColumn('initial_balance_minor', 'bigint', (c) => c.notNull())
+          .addColumn('leverage', 'integer', (c) => c.notNull())
+          .addColumn('time_zone', 'varchar(64)', (c) => c.notNull())
+          .addColumn('day_start', 'varchar(5)', (c) => c.notNull())
+          .addColumn('allow_self_start', 'integer', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('phases', 'text', (c) => c.notNull())
+          .addColumn('created_by', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('evaluation_programs_cohort_idx')
+          .on('evaluation_programs')
+          .columns(['cohort_id', 'id'])
+          .execute();
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see up()
+      async down(db: Kysely<any>) {
+        await db.schema.dropTable('evaluation_programs').execute();
+      },
+    },
+  };
+}
