@@ -79,6 +79,14 @@ export interface AlertUpdatePayload {
   updates: Array<{ userId: number; alert: Alert }>;
 }
 
+/**
+ * `evaluations.attempt_changed`: an evaluation attempt started, failed, passed, moved to its next
+ * phase or recorded a day start (docs/evaluations.md): every node reads it again.
+ */
+export interface AttemptChangedPayload {
+  attemptId: number;
+}
+
 /** The topics a module publishes inside the bus's `message` event, `topic → payload`. */
 export interface BusMessageMap<S extends BusServerShapes = BusServerShapes> {
   'trading.balance_adjusted': BalanceAdjustedPayload;
@@ -87,6 +95,7 @@ export interface BusMessageMap<S extends BusServerShapes = BusServerShapes> {
   'trading.engine': S['engineChange'];
   'alerts.change': AlertChangePayload;
   'alerts.update': AlertUpdatePayload;
+  'evaluations.attempt_changed': AttemptChangedPayload;
 }
 
 /** A `message` event, `{topic, payload}`, discriminated by `topic`: the union over `K` (every topic by default). */

@@ -15,6 +15,9 @@ export const ERROR_CODES = [
   'EMPTY_BODY',
   'UNSUPPORTED_MEDIA_TYPE',
   'DEMO_NOT_IMPLEMENTED',
+  // an evaluation's order rules (docs/evaluations.md#the-rules); nothing is stored
+  'STOP_LOSS_REQUIRED',
+  'MAX_LOTS_EXCEEDED',
   // 401
   'UNAUTHENTICATED',
   'INVALID_CREDENTIALS',
@@ -22,6 +25,7 @@ export const ERROR_CODES = [
   // 403: only an academy call for another role (a trader on an instructor's call) and a temporary
   // password not yet changed (docs/academy.md#scope); anything outside the caller's scope is a 404
   'FORBIDDEN',
+  'SELF_START_NOT_ALLOWED',
   'PASSWORD_CHANGE_REQUIRED',
   // 404: not found, or not the caller's
   'NOT_FOUND',
@@ -35,6 +39,7 @@ export const ERROR_CODES = [
   'ALERT_NOT_FOUND',
   'ACCOUNT_NOT_FOUND',
   'PROGRAM_NOT_FOUND',
+  'ATTEMPT_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409
@@ -47,6 +52,10 @@ export const ERROR_CODES = [
   // a per-trader limit of the chart tools (drawings per pair, active alerts)
   'LIMIT_REACHED',
   'ALERT_NOT_ACTIVE',
+  // evaluations (docs/evaluations.md): an ended attempt's account, a second active attempt, an archived program
+  'CHALLENGE_CLOSED',
+  'ATTEMPT_ACTIVE',
+  'PROGRAM_ARCHIVED',
   // 413
   'PAYLOAD_TOO_LARGE',
   // 431: the request's headers are larger than the server reads

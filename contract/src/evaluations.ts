@@ -152,3 +152,84 @@ export const programSchema = z.object({
 });
 export type ProgramDto = z.infer<typeof programSchema>;
 export const programListSchema = z.array(programSchema);
+
+// ---------------------------------------------------------------- attempts
+
+export const ATTEMPT_STATUSES = ['active', 'passed', 'failed'] as const;
+export const FAILURE_RULES = ['daily_loss', 'max_loss', 'time_limit'] as const;
+/** How many students one start call names at most. */
+export const ATTEMPTS_START_MAX = 500;
+
+/** POST academy/programs/{id}/attempts/: chosen members, or all of them. */
+export const attemptsStartRequestSchema = z.union(
+  [
+    z.strictObject({
+      user_ids: z
+        .array(z.number('must be user ids').int('must be user ids').positive('must be user ids'), 'must be a list of user ids')
+        .min(1, 'name at least one student')
+        .max(ATTEMPTS_START_MAX, `name at most ${ATTEMPTS_START_MAX} students`),
+    }),
+    z.strictObject({ all_members: z.literal(true, 'must be true') }),
+  ],
+  'send {user_ids: [...]} or {all_members: true}',
+);
+export type AttemptsStartRequest = z.infer<typeof attemptsStartRequestSchema>;
+
+/** Why an attempt ended in failure: the rule, when, and the account then (money in USD). */
+export const attemptFailureSchema = z.object({
+  rule: z.enum(FAILURE_RULES),
+  at: z.string(),
+  equity: z.number(),
+  floor: z.number().nullable(),
+  balance: z.number(),
+});
+export type AttemptFailureDto = z.infer<typeof attemptFailureSchema>;
+
+export const attemptSchema = z.object({
+  id: z.number().int(),
+  program_id: z.number().int(),
+  account_id: z.number().int(),
+  user: z.object({ id: z.number().int(), email: z.string(), full_name: z.string() }),
+  phase_index: z.number().int(),
+  status: z.enum(ATTEMPT_STATUSES),
+  started_at: z.string(),
+  phase_started_at: z.string(),
+  ended_at: z.string().nullable(),
+  failure: attemptFailureSchema.nullable(),
+});
+export type AttemptDto = z.infer<typeof attemptSchema>;
+
+export const attemptsStartResponseSchema = z.object({
+  started: z.array(attemptSchema),
+  errors: z.array(z.object({ user_id: z.number().int(), error: z.string() })),
+});
+export type AttemptsStartResponse = z.infer<typeof attemptsStartResponseSchema>;
+
+/**
+ * The meter (docs/evaluations.md#the-meter): where a challenge account stands against every rule
+ * of its phase. Money in USD with 2 decimals; `*_left` is the room before the floor (0 once at it).
+ */
+export const meterSchema = z.object({
+  attempt: attemptSchema,
+  phase: phaseSchema.extend({ index: z.number().int() }),
+  initial_balance: z.number(),
+  balance: z.number(),
+  equity: z.number(),
+  day_basis: z.number(),
+  daily_loss_floor: z.number().nullable(),
+  daily_loss_left: z.number().nullable(),
+  max_loss_floor: z.number(),
+  max_loss_left: z.number(),
+  profit_target_balance: z.number(),
+  /** Of the way from the initial balance to the target, 0 to 100 (0 while at or below the initial balance). */
+  profit_progress_pct: z.number(),
+  trading_days: z.number().int(),
+  best_day_pnl: z.number(),
+  best_day_ok: z.boolean(),
+  day_ends_at: z.string(),
+  phase_ends_at: z.string().nullable(),
+  status: z.enum(ATTEMPT_STATUSES),
+  failure: attemptFailureSchema.nullable(),
+});
+export type MeterDto = z.infer<typeof meterSchema>;
+export const attemptBoardSchema = z.array(meterSchema);

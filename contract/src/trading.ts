@@ -27,6 +27,8 @@ export const ORDER_REASONS = [
   'trailing_stop',
   'pending',
   'reset',
+  // an evaluation's loss limit was breached: the attempt ended and its positions closed (docs/evaluations.md)
+  'challenge_breach',
 ] as const;
 /** The order types a pending order may have (docs/orders.md). */
 export const PENDING_ORDER_TYPES = ['LIMIT', 'STOP', 'STOP_LIMIT'] as const;

@@ -16,7 +16,7 @@ import { observeTransactions } from './db/transaction.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
 import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
-import { createEvaluationsModule } from './evaluations/index.js';
+import { createEvaluationsModule, EvaluationBook, type EvaluationsModule } from './evaluations/index.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { createHealthService } from './health/service.js';
 import { answerClientError } from './http/client-errors.js';
@@ -57,6 +57,8 @@ export interface PipdeskApp {
   market: MarketModule;
   /** Orders, positions and the live book; tests read its in-memory caches (docs/operations.md#memory). */
   trading: TradingModule;
+  /** Programs, attempts and their engine (docs/evaluations.md); tests drive its day checks. */
+  evaluations: EvaluationsModule;
   /** The `METRICS_PORT` listener's port, when one was asked for (docs/operations.md#metrics). */
   metricsPort?: number;
 }
@@ -188,12 +190,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Every signed-in call checks the account it names, if any, is the caller's (docs/accounts.md).
   const auth: AuthModule = { ...signIn, authenticate: createAccountGate(db).gated(signIn.authenticate) };
   const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
-  const trading = await createTradingModule(ctx, { auth, market });
+  // Every node's book of active evaluation attempts: trading reads their order rules, evaluations keep it (docs/evaluations.md).
+  const evaluationBook = new EvaluationBook(ctx);
+  const trading = await createTradingModule(ctx, { auth, market, challengeRules: evaluationBook });
   const news = await createNewsModule(ctx, { auth, market });
   const academy = createAcademyModule(ctx, { auth, trading });
   const alerts = createAlertsModule(ctx, { auth, market, sockets: trading.live });
   const charting = createChartingModule(ctx, { auth, market, trading });
-  const evaluations = createEvaluationsModule(ctx, { auth });
+  const evaluations = createEvaluationsModule(ctx, { auth, trading, book: evaluationBook, isLeader: () => market.isLeader() });
   if (config.seedDemo) await seedDemo(ctx);
 
   await app.register(
@@ -222,6 +226,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await market.start();
   await trading.start();
+  await evaluations.start();
   await alerts.start();
 
   // Runs once the listener is closed and every connection ended (Fastify's own onClose comes first).
@@ -232,6 +237,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const left = await shutdown.drained(SHUTDOWN_DRAIN_MS);
     if (left > 0) app.log.warn({ requests: left }, 'shutdown: requests still running after the drain bound; closing anyway');
     await alerts.stop();
+    await evaluations.stop();
     await trading.stop();
     await news.stop();
     await market.stop();
@@ -239,7 +245,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await db.close();
     metrics.close();
   });
-  if (config.metricsPort === undefined) return { app, ctx, market, trading };
+  if (config.metricsPort === undefined) return { app, ctx, market, trading, evaluations };
   try {
     const metricsServer = await startMetricsServer(metrics, {
       port: config.metricsPort,
@@ -247,7 +253,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       token: config.metricsToken,
     });
     app.addHook('onClose', () => metricsServer.close());
-    return { app, ctx, market, trading, metricsPort: metricsServer.port };
+    return { app, ctx, market, trading, evaluations, metricsPort: metricsServer.port };
   } catch (err) {
     // The port is taken: stop what was started rather than run without the metrics asked for.
     await app.close();

@@ -61,6 +61,20 @@ export const errors = {
   alertNotFound: () => new AppError(404, 'ALERT_NOT_FOUND', 'Alert not found'),
   accountNotFound: () => new AppError(404, 'ACCOUNT_NOT_FOUND', 'Trading account not found'),
   programNotFound: () => new AppError(404, 'PROGRAM_NOT_FOUND', 'Program not found'),
+  attemptNotFound: () => new AppError(404, 'ATTEMPT_NOT_FOUND', 'This account is not an evaluation attempt’s'),
+  challengeClosed: () => new AppError(409, 'CHALLENGE_CLOSED', 'This evaluation has ended: its account is read-only'),
+  attemptActive: () => new AppError(409, 'ATTEMPT_ACTIVE', 'An attempt of this program is already under way'),
+  programArchived: () => new AppError(409, 'PROGRAM_ARCHIVED', 'This program is archived'),
+  selfStartNotAllowed: () =>
+    new AppError(403, 'SELF_START_NOT_ALLOWED', 'This program does not let students start attempts themselves'),
+  stopLossRequired: () =>
+    new AppError(400, 'STOP_LOSS_REQUIRED', 'stop_loss: this evaluation requires a stop loss on every position', [
+      { field: 'stop_loss', message: 'is required by this evaluation' },
+    ]),
+  maxLotsExceeded: (max: string) =>
+    new AppError(400, 'MAX_LOTS_EXCEEDED', `quantity: this evaluation allows at most ${max} lots`, [
+      { field: 'quantity', message: `must be at most ${max}` },
+    ]),
 
   positionClosed: () => new AppError(409, 'POSITION_CLOSED', 'Position is already closed'),
   orderNotPending: (status: string) =>

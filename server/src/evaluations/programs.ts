@@ -79,7 +79,7 @@ export function phaseRules(p: StoredPhase): PhaseRules {
   };
 }
 
-function phaseDto(p: StoredPhase): PhaseDto {
+export function phaseDto(p: StoredPhase): PhaseDto {
   return {
     name: p.name,
     profit_target_pct: fromHundredths(p.profit_target),

@@ -439,6 +439,47 @@ describe('every documented call answers as documented', () => {
     expect((await call('createProgram', { url: programs, headers, payload: {} })).statusCode).toBe(403);
     expect((await call('listPrograms', { url: programs, headers })).statusCode).toBe(200);
     expect((await call('listPrograms', { url: '/api/academy/cohorts/999999/programs/', headers })).statusCode).toBe(404);
+    // An attempt of the student's, its meter and the instructor's board (docs/evaluations.md#attempts).
+    const programId = program.json().data.id as number;
+    const attemptsUrl = `/api/academy/programs/${programId}/attempts/`;
+    const started = await call('startAttempts', {
+      url: attemptsUrl,
+      headers: teacher.headers,
+      payload: { user_ids: [trader.userId] },
+    });
+    expect(started.statusCode).toBe(201);
+    expect((await call('startAttempts', { url: attemptsUrl, headers: teacher.headers, payload: {} })).statusCode).toBe(400);
+    const challengeAccount = started.json().data.started[0].account_id as number;
+    expect((await call('challengeMeter', { headers, query: { account: String(challengeAccount) } })).statusCode).toBe(200);
+    expect((await call('challengeMeter', { headers })).statusCode).toBe(404);
+    expect((await call('listAttempts', { url: attemptsUrl, headers: teacher.headers })).json().data).toHaveLength(1);
+    expect((await call('listAttempts', { url: attemptsUrl, headers })).statusCode).toBe(403);
+    const selfStart = `/api/trading/programs/${programId}/attempts/`;
+    // Self-start is off for this program; on, the student's attempt is already under way.
+    expect((await call('selfStartAttempt', { url: selfStart, headers })).statusCode).toBe(403);
+    const allowed = await call('updateProgram', {
+      url: `/api/academy/programs/${programId}/`,
+      headers: teacher.headers,
+      payload: { allow_self_start: true },
+    });
+    expect(allowed.statusCode).toBe(200);
+    expect((await call('selfStartAttempt', { url: selfStart, headers })).statusCode).toBe(409);
+    expect((await call('selfStartAttempt', { url: '/api/trading/programs/999999/attempts/', headers })).statusCode).toBe(404);
+    const openProgram = await call('createProgram', {
+      url: programs,
+      headers: teacher.headers,
+      payload: {
+        name: 'Open challenge',
+        initial_balance: 5000,
+        leverage: 30,
+        allow_self_start: true,
+        phases: [{ name: 'Phase 1', profit_target_pct: 8, max_loss_pct: 10 }],
+      },
+    });
+    expect(
+      (await call('selfStartAttempt', { url: `/api/trading/programs/${openProgram.json().data.id}/attempts/`, headers }))
+        .statusCode,
+    ).toBe(201);
     const programUrl = `/api/academy/programs/${program.json().data.id}/`;
     expect(
       (await call('updateProgram', { url: programUrl, headers: teacher.headers, payload: { status: 'archived' } })).statusCode,

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { PairCatalog } from '../market/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { Bus } from '../realtime/bus.js';
+import type { ChallengeRulesSource } from './challenge.js';
 import type { InFlightKeys } from './idempotency.js';
 import type { Pricing } from './math.js';
 import type { WriteBatcher } from './write-batcher.js';
@@ -27,4 +28,6 @@ export interface TradingDeps {
   writes: WriteBatcher;
   /** Idempotency-Keys being executed by this process. */
   inFlight: InFlightKeys;
+  /** The order rules of evaluation accounts (challenge.ts); absent in tests without evaluations. */
+  challengeRules?: ChallengeRulesSource;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
 import type { MarketModule } from '../market/index.js';
+import type { ChallengeRulesSource } from './challenge.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
 import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
@@ -31,9 +32,9 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  */
 export async function createTradingModule(
   ctx: AppContext,
-  deps: { auth: AuthModule; market: MarketModule },
+  deps: { auth: AuthModule; market: MarketModule; challengeRules?: ChallengeRulesSource },
 ): Promise<TradingModule> {
-  const service = createTradingService(ctx, deps.market);
+  const service = createTradingService(ctx, deps.market, deps.challengeRules);
   const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
   const engine = createOrderEngine(ctx, { market: deps.market, executor: service.triggers });
   const performance = createPerformanceModule(

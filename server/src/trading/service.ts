@@ -8,6 +8,7 @@ import type {
 } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import type { MarketModule } from '../market/index.js';
+import type { ChallengeRulesSource } from './challenge.js';
 import { cancelOrder } from './commands/cancel-order.js';
 import { type ClosePositionOptions, type ClosePositionResult, closePosition } from './commands/close-position.js';
 import { type ModifyOrderInput, modifyOrder } from './commands/modify-order.js';
@@ -111,8 +112,11 @@ export interface TradingServiceImpl extends TradingService {
   ): Promise<{ response: PlacePendingOrderResult; replayed: boolean }>;
   /** Changes a PENDING order: 404 not the trader's, 409 unless PENDING, 400 naming the field. */
   modifyOrder(userId: number, orderId: number, input: ModifyOrderInput, account?: number): Promise<OrderResponse>;
-  /** Cancels a PENDING order: 404 not the trader's, 409 unless PENDING. */
-  cancelOrder(userId: number, orderId: number, account?: number): Promise<OrderResponse>;
+  /**
+   * Cancels a PENDING order: 404 not the trader's, 409 unless PENDING. `by: 'evaluation'` is an
+   * ended attempt's own cancel on its read-only account (docs/evaluations.md).
+   */
+  cancelOrder(userId: number, orderId: number, account?: number, by?: 'client' | 'evaluation'): Promise<OrderResponse>;
   /** Sets or clears an open position's protection: 404 not the trader's, 409 when closed, 400 naming the field. */
   modifyPosition(
     userId: number,
@@ -126,7 +130,12 @@ export interface TradingServiceImpl extends TradingService {
   resetAccount(input: ResetAccountInput, idempotencyKey?: string): Promise<{ response: ResetAccountResult; replayed: boolean }>;
 }
 
-export function createTradingService(ctx: AppContext, market: Pick<MarketModule, 'pairs' | 'prices'>): TradingServiceImpl {
+export function createTradingService(
+  ctx: AppContext,
+  market: Pick<MarketModule, 'pairs' | 'prices'>,
+  /** The order rules of evaluation accounts (docs/evaluations.md); none without evaluations. */
+  challengeRules?: ChallengeRulesSource,
+): TradingServiceImpl {
   // The feed's stale limit: no fill on an older quote (docs/trading-rules.md#no-fill-on-a-stale-quote).
   const pricing = new Pricing(market.pairs, market.prices, ctx.config.externalFeedStaleMs);
   const deps: TradingDeps = {
@@ -139,6 +148,7 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
     pairs: market.pairs,
     writes: createWriteBatcher(ctx.db),
     inFlight: new InFlightKeys(),
+    ...(challengeRules ? { challengeRules } : {}),
   };
   return {
     pricing,
@@ -158,7 +168,7 @@ export function createTradingService(ctx: AppContext, market: Pick<MarketModule,
       placePendingOrder(deps, userId(user), input, key, optionalAccountId(account)),
     modifyOrder: (user, order, input, account) =>
       modifyOrder(deps, userId(user), orderId(order), input, optionalAccountId(account)),
-    cancelOrder: (user, order, account) => cancelOrder(deps, userId(user), orderId(order), optionalAccountId(account)),
+    cancelOrder: (user, order, account, by) => cancelOrder(deps, userId(user), orderId(order), optionalAccountId(account), by),
     modifyPosition: (user, position, input, account) =>
       modifyPosition(deps, userId(user), positionId(position), input, optionalAccountId(account)),
     exportOrders: (user, query, account) => exportOrdersCsv(deps, user, query, undefined, optionalAccountId(account)),

@@ -19,10 +19,12 @@ export async function cancelOrder(
   orderId: OrderId,
   /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
   accountId?: AccountId,
+  /** `evaluation`: an ended attempt's orders, cancelled on its read-only account (docs/evaluations.md). */
+  by: 'client' | 'evaluation' = 'client',
 ): Promise<OrderResponse> {
   if (!Number.isSafeInteger(orderId) || orderId <= 0) throw errors.orderNotFound();
   const outcome = await deps.writes.run(async (trx) => {
-    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'CANCEL', accountId);
+    const { account, row } = await ownPendingOrder(trx, userId, orderId, 'CANCEL', accountId, by);
     const settlement = {
       status: transition(row.status, 'CANCEL'),
       filled_quantity_centilots: Number(row.filled_quantity_centilots),

@@ -1,6 +1,7 @@
 import { type ClosePositionResponse, Dec, isLotStep } from '@pipdesk/contract';
 import { lockTraderAccount } from '../../accounts/index.js';
 import { errors } from '../../errors.js';
+import { assertOrdersOpen } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
 import { execute } from '../execution.js';
@@ -15,8 +16,11 @@ export type ClosePositionResult = ClosePositionResponse;
 export interface ClosePositionOptions {
   /** The price the trader saw, kept on the order for the record (never executed at). */
   currentPrice?: number;
-  /** `stop_out` marks the order as the risk engine's and works on a suspended account. */
-  reason: 'client' | 'stop_out';
+  /**
+   * `stop_out` marks the order as the risk engine's, `challenge_breach` as the evaluation's that
+   * ended the attempt (docs/evaluations.md); both work on an account that is no longer active.
+   */
+  reason: 'client' | 'stop_out' | 'challenge_breach';
   /** Lots to close (docs/orders.md#partial-close): a multiple of 0.01, above 0, at most the position's size; default the whole. */
   quantity?: number;
   /** The account the call names (docs/accounts.md); the trader's primary one when undefined. */
@@ -38,6 +42,7 @@ export async function closePosition(
   const outcome = await deps.writes.run(async (trx) => {
     const account = await lockTraderAccount(trx, userId, options.accountId);
     if (!account) throw errors.positionNotFound();
+    if (options.reason === 'client') assertOrdersOpen(account);
     const positions = await repo.openPositions(trx, Number(account.id));
     const target =
       positions.find((p) => Number(p.id) === positionId) ?? (await repo.findPosition(trx, Number(account.id), positionId));
@@ -52,11 +57,11 @@ export async function closePosition(
       pair,
       side: quantity > 0 ? 'SELL' : 'BUY',
       quantityCentilots: closing,
-      reason: options.reason === 'stop_out' ? 'stop_out' : 'close',
+      reason: options.reason === 'client' ? 'close' : options.reason,
       positions,
       target,
       ...(options.currentPrice === undefined ? {} : { clientPrice: options.currentPrice }),
-      ignoreAccountStatus: options.reason === 'stop_out',
+      ignoreAccountStatus: options.reason !== 'client',
     });
     const answer = execution.kind === 'filled' ? filledAnswer(deps.pricing, execution, Number(account.leverage), pair) : null;
     return { account, pair, execution, answer };

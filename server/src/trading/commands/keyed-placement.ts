@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { lockTraderAccount, type TradingAccountRow } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
+import { assertOrdersOpen } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { type OrderReads, readAfterLock } from '../order-reads.js';
 import type { AccountId, UserId } from '../types.js';
@@ -57,7 +58,11 @@ export async function placeWithKey<Placed, Result>(
       return { account, reads };
     },
     keyRow: ({ reads }) => reads.key,
-    run: (trx, { account, reads }) => steps.place(trx, account, reads),
+    run: (trx, { account, reads }) => {
+      // After the key's replay: a retry of an order placed before the evaluation ended still replays.
+      assertOrdersOpen(account);
+      return steps.place(trx, account, reads);
+    },
     keyAnswer: steps.keyAnswer,
     answer: steps.answer,
   });

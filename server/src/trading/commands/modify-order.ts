@@ -1,5 +1,6 @@
 import type { ModifyOrderRequest, OrderResponse, PendingOrderType } from '@pipdesk/contract';
 import { errors } from '../../errors.js';
+import { checkStopLossKept } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishOrderUpdate } from '../events.js';
 import { storedProtection } from '../execution.js';
@@ -31,7 +32,7 @@ const fromE10 = (e10: number | null) => (e10 === null ? null : priceFromE10(Numb
  * new price against.
  */
 export async function modifyOrder(
-  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
+  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
   userId: UserId,
   orderId: OrderId,
   input: ModifyOrderInput,
@@ -41,6 +42,7 @@ export async function modifyOrder(
   if (!Number.isSafeInteger(orderId) || orderId <= 0) throw errors.orderNotFound();
   const outcome = await deps.writes.run(async (trx) => {
     const { account, row } = await ownPendingOrder(trx, userId, orderId, 'MODIFY', accountId);
+    checkStopLossKept(deps.challengeRules, Number(account.id), input.stop_loss === null);
     const pair = deps.pairs.get(row.symbol);
     if (!pair) throw errors.unavailable(`Currency pair ${row.symbol} is missing from the catalogue`);
     const type = row.order_type as PendingOrderType;

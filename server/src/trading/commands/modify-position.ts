@@ -1,6 +1,7 @@
 import type { ModifyPositionRequest, ModifyPositionResponse } from '@pipdesk/contract';
 import { lockTraderAccount } from '../../accounts/index.js';
 import { errors } from '../../errors.js';
+import { assertOrdersOpen, checkStopLossKept } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishPositionProtection } from '../events.js';
 import { storedProtection } from '../execution.js';
@@ -21,7 +22,7 @@ export type ModifyPositionInput = ModifyPositionRequest;
  * trigger the engine decided on the protection before it is then stale.
  */
 export async function modifyPosition(
-  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log'>,
+  deps: Pick<TradingDeps, 'writes' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'challengeRules'>,
   userId: UserId,
   positionId: PositionId,
   input: ModifyPositionInput,
@@ -32,6 +33,8 @@ export async function modifyPosition(
   const outcome = await deps.writes.run(async (trx) => {
     const account = await lockTraderAccount(trx, userId, accountId);
     if (!account) throw errors.positionNotFound();
+    assertOrdersOpen(account);
+    checkStopLossKept(deps.challengeRules, Number(account.id), input.stop_loss === null);
     const row = await repo.findPosition(trx, Number(account.id), positionId);
     if (!row) throw errors.positionNotFound();
     if (row.status !== 'OPEN' || Number(row.quantity_centilots) === 0) throw errors.positionClosed();

@@ -1,5 +1,6 @@
 import { Dec, isLotStep, type OrderSide, type PlaceMarketOrderRequest, type PlaceMarketOrderResponse } from '@pipdesk/contract';
 import type { PairCatalog } from '../../market/index.js';
+import { checkChallengeOrder } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { publishExecutionEffects } from '../events.js';
 import { execute } from '../execution.js';
@@ -42,7 +43,7 @@ export function validateOrder(pairs: PairCatalog, input: PlaceOrderInput) {
  * the error carries `{data:{order}}`) or key reused with another body.
  */
 export async function placeMarketOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
   userId: UserId,
   input: PlaceOrderInput,
   idempotencyKey?: string,
@@ -68,6 +69,15 @@ export async function placeMarketOrder(
       place: async (trx, account, reads) => {
         if (protected_) checkMarketProtection(deps, pair, input.side, protection);
         const positions = reads.positions ?? (await repo.openPositions(trx, Number(account.id)));
+        const held = positions.find((p) => p.symbol === pair.symbol);
+        const heldCentilots = held ? Number(held.quantity_centilots) : 0;
+        checkChallengeOrder(deps.challengeRules, Number(account.id), {
+          quantityCentilots,
+          hasStopLoss: protection.stopLoss !== null,
+          // Against the position held, and not beyond it: it reduces or closes, leaving nothing unprotected.
+          onlyReduces:
+            (input.side === 'BUY' ? heldCentilots < 0 : heldCentilots > 0) && quantityCentilots <= Math.abs(heldCentilots),
+        });
         const execution = await execute(deps, trx, {
           account,
           pair,

@@ -1,5 +1,6 @@
 import type { Dec, OrderResponse, PlacePendingOrderRequest } from '@pipdesk/contract';
 import { type AppError, errors } from '../../errors.js';
+import { checkChallengeOrder } from '../challenge.js';
 import type { TradingDeps } from '../deps.js';
 import { publishEngineChanges, publishOrderUpdate } from '../events.js';
 import { priceToE10 } from '../math.js';
@@ -31,7 +32,7 @@ export type PlacePendingOrderResult = OrderResponse;
  * order is stored REJECTED) or a key reused with another body.
  */
 export async function placePendingOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
   userId: UserId,
   input: PlacePendingOrderInput,
   idempotencyKey?: string,
@@ -74,6 +75,12 @@ export async function placePendingOrder(
     }),
     {
       place: async (trx, account) => {
+        // A pending order may fill into a new position at any time: it carries its stop loss itself.
+        checkChallengeOrder(deps.challengeRules, Number(account.id), {
+          quantityCentilots,
+          hasStopLoss: protection.stopLoss !== null,
+          onlyReduces: false,
+        });
         const now = deps.clock.now();
         checkExpiry(timeInForce, expiresAt, now);
         const quote = deps.pricing.quote(pair.symbol);

@@ -1,6 +1,6 @@
 import { Dec, EMPTY_PERFORMANCE_TALLY, type OrderDto, type ResetResponse, tallyEquityPoint } from '@pipdesk/contract';
 import type { Kysely } from 'kysely';
-import { lockAccountByUser, postLedgerEntry, type TradingAccountRow } from '../../accounts/index.js';
+import { lockTraderAccount, postLedgerEntry, type TradingAccountRow } from '../../accounts/index.js';
 import type { Database } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import type { TradingDeps } from '../deps.js';
@@ -12,7 +12,7 @@ import { ensurePeriod } from '../performance/period.js';
 import * as performanceRepo from '../performance/repo.js';
 import { accountAnswer, executionEvent, filledAnswer, iso, orderDto } from '../presenter.js';
 import * as repo from '../repo.js';
-import type { UserId } from '../types.js';
+import type { AccountId, UserId } from '../types.js';
 import { idempotentCommand } from './idempotent-command.js';
 
 export interface ResetAccountInput {
@@ -22,6 +22,13 @@ export interface ResetAccountInput {
   startingBalanceMinor: number;
   /** Who asked: an instructor, an admin or the trader; an Idempotency-Key is theirs. */
   actorUserId: number;
+  /** The account reset (docs/accounts.md); the trader's primary one when undefined. */
+  accountId?: AccountId;
+  /**
+   * Runs in the reset's transaction, after the ledger entry, under the account's lock: an
+   * evaluation moves its attempt to the next phase with the reset, or not at all.
+   */
+  alongside?: (trx: Kysely<Database>, balanceMinor: number) => Promise<void>;
 }
 
 /** What a reset did (the contract's answer); also the first answer replayed to a retry with the same Idempotency-Key. */
@@ -56,7 +63,7 @@ export async function resetAccount(
     }),
     okStatus: 200,
     lock: async (trx) => {
-      const locked = await lockAccountByUser(trx, input.userId);
+      const locked = await lockTraderAccount(trx, input.userId, input.accountId);
       if (!locked) throw errors.noTradingAccount();
       return locked;
     },
@@ -143,6 +150,8 @@ async function resetLocked(
     reference: `reset:${input.actorUserId}`,
     now,
   });
+
+  await input.alongside?.(trx, balanceMinor);
 
   // docs/performance.md#the-period: the current period ends, the next starts at the reset's balance.
   await performanceRepo.endPeriod(trx, Number(period.id), now);

@@ -7,7 +7,7 @@ import { errors } from '../../errors.js';
 import type { MarketModule } from '../../market/index.js';
 import type { PositionState } from '../types.js';
 import { AccountReloader } from './account-reload.js';
-import type { Figures } from './book.js';
+import type { Figures, LiveAccount } from './book.js';
 import type { TradingConnection } from './connection.js';
 import { encodeMessage } from './messages.js';
 import { LiveNode, type LiveTradingService } from './node.js';
@@ -35,6 +35,11 @@ export interface LiveTrading {
   accountSnapshot(accountId: number): { figures: LiveAccountFigures; positions: PositionState[] } | undefined;
   /** What this node's live book holds (docs/operations.md#memory); zeros before start(). */
   bookCounts(): { accounts: number; positions: number; dependents: number };
+  /**
+   * Watches every revaluation of an account on this node (a tick moving its positions, an
+   * execution), synchronously and without the database: evaluations check their loss floors here.
+   */
+  onAccountChanged(listener: (account: LiveAccount, figures: () => LiveAccountFigures) => void): () => void;
   /** One message to every trading socket of the trader on this node; built only when there is one (other modules' notices: alerts). */
   sendToUser<K extends TradingServerMessageType>(userId: number, type: K, payload: TradingServerMessageMap[K]): void;
 }
@@ -61,6 +66,10 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
   /** Built by start(); until then the socket answers a P&L subscription 503. */
   let node: LiveNode | undefined;
   const unsubscribers: Array<() => void> = [];
+  const accountListeners = new Set<(account: LiveAccount, figures: () => LiveAccountFigures) => void>();
+  const accountChanged = (account: LiveAccount) => {
+    for (const listener of accountListeners) listener(account, () => node!.book.figures(account));
+  };
 
   const sockets: TradingSocketServer = new TradingSocketServer({
     auth: deps.auth,
@@ -110,7 +119,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     registerSockets: (app) => sockets.register(app),
 
     async start() {
-      const live = new LiveNode({ ctx, market, service, sockets, pacing, send });
+      const live = new LiveNode({ ctx, market, service, sockets, pacing, send, onAccountChanged: accountChanged });
       node = live;
       const { book } = live;
       // Follow executions before loading the book, so none committed meanwhile is missed;
@@ -164,6 +173,11 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
 
     bookCounts() {
       return node?.book.counts() ?? { accounts: 0, positions: 0, dependents: 0 };
+    },
+
+    onAccountChanged(listener) {
+      accountListeners.add(listener);
+      return () => accountListeners.delete(listener);
     },
 
     sendToUser(userId, type, payload) {

@@ -27,6 +27,8 @@ export interface LiveNodeDeps {
   sockets: Pick<TradingSocketServer, 'authenticated'>;
   pacing: Pacing;
   send: SendToAccount;
+  /** Other modules' watchers of an account's figures (evaluations' breach check): after the risk engine. */
+  onAccountChanged?: (account: LiveAccount) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export class LiveNode {
 
   private accountChanged(account: LiveAccount): void {
     this.risk.evaluate(account);
+    this.deps.onAccountChanged?.(account);
     this.streams.accountChanged(account);
   }
 

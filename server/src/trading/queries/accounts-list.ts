@@ -17,6 +17,14 @@ export async function listAccounts(
   userId: UserId,
 ): Promise<AccountSummaryDto[]> {
   const rows = await accountsOfUser(deps.db.kysely, userId);
+  const challenges = rows.some((r) => r.kind === 'challenge')
+    ? await deps.db.kysely
+        .selectFrom('evaluation_attempts')
+        .select(['id', 'account_id', 'status'])
+        .where('user_id', '=', userId)
+        .execute()
+    : [];
+  const attemptOf = new Map(challenges.map((a) => [Number(a.account_id), { attempt_id: Number(a.id), status: a.status }]));
   return rows.map((row) => {
     const live = deps.live.accountFigures(Number(row.id));
     const balance = live?.balance ?? Dec.scaled(Number(row.balance_minor), 2);
@@ -34,8 +42,8 @@ export async function listAccounts(
       leverage: Number(row.leverage),
       status: row.status,
       created_at: iso(Number(row.created_at)),
-      // Evaluations (docs/evaluations.md) and replay sessions fill these in when they own the account.
-      challenge: null,
+      // The evaluation attempt that owns a challenge account (docs/evaluations.md); replay sessions come later.
+      challenge: attemptOf.get(Number(row.id)) ?? null,
       replay: null,
     };
   });

@@ -80,6 +80,7 @@ export const ORDER_REASON_LABELS: Readonly<Record<OrderReason, string | null>> =
   trailing_stop: 'Trailing stop',
   pending: 'Pending',
   reset: 'Reset',
+  challenge_breach: 'Evaluation ended',
 };
 
 /**

@@ -18,6 +18,7 @@ const SERVER_CLOSES: Readonly<Partial<Record<OrderReason, { title: string; tone:
   stop_loss: { title: 'Stop loss triggered', tone: 'warning' },
   take_profit: { title: 'Take profit triggered', tone: 'success' },
   trailing_stop: { title: 'Trailing stop triggered', tone: 'warning' },
+  challenge_breach: { title: 'Evaluation ended', tone: 'warning' },
 };
 
 /**

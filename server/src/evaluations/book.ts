@@ -1,0 +1,97 @@
+import type { AppContext } from '../core/context.js';
+import type { ChallengeOrderRules, ChallengeRulesSource } from '../trading/challenge.js';
+import { type AttemptRow, findProgram } from './attempts.js';
+import { type ProgramRow, phaseRules, phasesOf, type StoredPhase } from './programs.js';
+import { dailyLossFloor, maxLossFloor, type PhaseRules } from './rules.js';
+
+/** An active attempt as every node keeps it: its program, its phase's rules and its floors in cents. */
+export interface BookEntry {
+  attempt: AttemptRow;
+  program: ProgramRow;
+  phase: StoredPhase;
+  rules: PhaseRules;
+  initialMinor: number;
+  floors: { daily: number | null; maxLoss: number };
+  /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
+  busy: boolean;
+}
+
+/**
+ * The active attempts of every program, in memory on every node (docs/evaluations.md#on-many-nodes),
+ * keyed by their challenge account: the breach check on each tick and the order rules of each
+ * order read them, never the database. Loaded at start and after a bus outage; one attempt is read
+ * again whenever the bus says it changed.
+ */
+export class EvaluationBook implements ChallengeRulesSource {
+  private readonly byAccount = new Map<number, BookEntry>();
+
+  constructor(private readonly deps: Pick<AppContext, 'db'>) {}
+
+  get(accountId: number): BookEntry | undefined {
+    return this.byAccount.get(accountId);
+  }
+
+  entries(): IterableIterator<BookEntry> {
+    return this.byAccount.values();
+  }
+
+  size(): number {
+    return this.byAccount.size;
+  }
+
+  orderRules(accountId: number): ChallengeOrderRules | undefined {
+    const entry = this.byAccount.get(accountId);
+    return entry ? { requireStopLoss: entry.rules.requireStopLoss, maxLotsCentilots: entry.rules.maxLotsCentilots } : undefined;
+  }
+
+  /** Every active attempt, read again (start-up, a bus outage healed). */
+  async loadAll(): Promise<void> {
+    const q = this.deps.db.kysely;
+    const attempts = await q.selectFrom('evaluation_attempts').selectAll().where('status', '=', 'active').execute();
+    const programIds = [...new Set(attempts.map((a) => Number(a.program_id)))];
+    const programs =
+      programIds.length === 0
+        ? []
+        : await q.selectFrom('evaluation_programs').selectAll().where('id', 'in', programIds).execute();
+    const byId = new Map(programs.map((p) => [Number(p.id), p]));
+    this.byAccount.clear();
+    for (const attempt of attempts) this.put(attempt, byId.get(Number(attempt.program_id))!);
+  }
+
+  /** One attempt read again after a change (started, failed, passed, next phase, a day recorded). */
+  async reload(attemptId: number): Promise<void> {
+    const q = this.deps.db.kysely;
+    const attempt = await q.selectFrom('evaluation_attempts').selectAll().where('id', '=', attemptId).executeTakeFirst();
+    if (!attempt) return;
+    if (attempt.status !== 'active') {
+      this.byAccount.delete(Number(attempt.account_id));
+      return;
+    }
+    const program = await findProgram(q, Number(attempt.program_id));
+    if (program) this.put(attempt, program);
+  }
+
+  /** Forgets an attempt at once (its breach is being applied on this node). */
+  forget(accountId: number): void {
+    this.byAccount.delete(accountId);
+  }
+
+  private put(attempt: AttemptRow, program: ProgramRow): void {
+    const phase = phasesOf(program)[Number(attempt.phase_index)]!;
+    const rules = phaseRules(phase);
+    const initialMinor = Number(program.initial_balance_minor);
+    this.byAccount.set(Number(attempt.account_id), {
+      attempt,
+      program,
+      phase,
+      rules,
+      initialMinor,
+      floors: {
+        daily: dailyLossFloor(rules, initialMinor, Number(attempt.day_basis_minor)),
+        maxLoss: maxLossFloor(rules, initialMinor, Number(attempt.highest_day_end_minor)),
+      },
+      // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
+      busy: false,
+    });
+  }
+}

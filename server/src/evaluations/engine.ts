@@ -1,0 +1,384 @@
+import { Dec } from '@pipdesk/contract';
+import { sql } from 'kysely';
+import { lockAccountById } from '../accounts/index.js';
+import type { AppContext } from '../core/context.js';
+import { writeTransaction } from '../db/transaction.js';
+import type { LiveAccount } from '../trading/live/book.js';
+import type { LiveTrading } from '../trading/live/index.js';
+import type { TradingServiceImpl } from '../trading/service.js';
+import { accountId as toAccountId, userId as toUserId } from '../trading/types.js';
+import { ATTEMPT_CHANGED_TOPIC, type StoredFailure } from './attempts.js';
+import type { BookEntry, EvaluationBook } from './book.js';
+import { type DaySpec, dayOf, dayStartAfter } from './day.js';
+import { phasesOf } from './programs.js';
+import { breachOf, dayBasis, passingCheck } from './rules.js';
+
+/** How often the leader looks for day starts and expired phases (docs/evaluations.md#the-day). */
+export const DAY_CHECK_MS = 15_000;
+
+type Deps = Pick<AppContext, 'db' | 'bus' | 'clock' | 'log'>;
+
+export const specOf = (entry: Pick<BookEntry, 'program'>): DaySpec => ({
+  timeZone: entry.program.time_zone,
+  dayStart: entry.program.day_start,
+});
+
+/** When a phase with `max_days` ends: the start of the day `max_days` days after the day it started in. */
+export function phaseEndsAt(entry: Pick<BookEntry, 'program' | 'attempt' | 'rules'>): number | null {
+  if (entry.rules.maxDays === null) return null;
+  return dayStartAfter(Number(entry.attempt.phase_started_at), specOf(entry), entry.rules.maxDays);
+}
+
+/** Trading days and closed P&L per day of a phase, from its account's fills (docs/evaluations.md#passing-a-phase). */
+export async function phaseDays(
+  deps: Pick<AppContext, 'db'>,
+  entry: Pick<BookEntry, 'program' | 'attempt'>,
+): Promise<{ tradingDays: number; dayPnlsMinor: number[] }> {
+  const rows = await deps.db.kysely
+    .selectFrom('trades')
+    .innerJoin('orders', 'orders.id', 'trades.order_id')
+    .select(['trades.executed_at', 'trades.realized_pnl_minor', 'orders.reason'])
+    .where('trades.account_id', '=', Number(entry.attempt.account_id))
+    // After the phase began: the fills that passed the phase before are at or before that instant.
+    .where('trades.executed_at', '>', Number(entry.attempt.phase_started_at))
+    .execute();
+  const spec = specOf(entry);
+  const traded = new Set<string>();
+  const pnl = new Map<string, number>();
+  for (const row of rows) {
+    const date = dayOf(Number(row.executed_at), spec).date;
+    // A day counts when the trader caused a fill: their order, or a pending order of theirs filling.
+    if (row.reason === 'client') traded.add(date);
+    pnl.set(date, (pnl.get(date) ?? 0) + Number(row.realized_pnl_minor));
+  }
+  return { tradingDays: traded.size, dayPnlsMinor: [...pnl.values()] };
+}
+
+/**
+ * The evaluations' engine (docs/evaluations.md): on every node it keeps the book of active
+ * attempts current; on the price-source leader it finds breaches on the tick or fill that causes
+ * them (from memory), records day starts, ends phases whose time ran out and passes phases after
+ * fills. Every change is a conditional write (`… WHERE status = 'active'`), so it is applied once
+ * however many nodes see it.
+ */
+export class EvaluationEngine {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly unsubscribers: Array<() => void> = [];
+  /** Work in flight (breaches, passes, day checks), awaited by stop(). */
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: Deps & {
+      book: EvaluationBook;
+      live: Pick<LiveTrading, 'onAccountChanged' | 'accountSnapshot' | 'accountFigures'>;
+      trading: Pick<TradingServiceImpl, 'closePosition' | 'cancelOrder' | 'resetAccount'>;
+      isLeader: () => boolean;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    const { bus, book } = this.deps;
+    this.unsubscribers.push(
+      bus.subscribe('message', (message) => {
+        if (message.topic === ATTEMPT_CHANGED_TOPIC) this.track(book.reload(message.payload.attemptId));
+      }),
+      bus.subscribe('resync', () => this.track(book.loadAll())),
+      bus.subscribe('execution', ({ accountId }) => {
+        const entry = book.get(accountId);
+        if (entry && this.deps.isLeader()) this.track(this.checkPassing(entry));
+      }),
+      this.deps.live.onAccountChanged((account) => this.onAccount(account)),
+    );
+    await book.loadAll();
+    this.timer = setInterval(() => this.track(this.checkDays()), DAY_CHECK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const off of this.unsubscribers.splice(0)) off();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private track(work: Promise<unknown>): void {
+    const run = work
+      .catch((err) => this.deps.log.error({ err }, 'evaluation work failed'))
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  /** Synchronous, on the tick or fill that revalued the account: equity against the floors, in memory. */
+  private onAccount(account: LiveAccount): void {
+    const entry = this.deps.book.get(account.accountId);
+    if (!entry || entry.busy || account.unvalued > 0 || !this.deps.isLeader()) return;
+    const equity = Dec.scaled(account.balanceMinor, 2).plus(account.unrealizedSum);
+    const breach = breachOf(equity, entry.floors);
+    if (!breach) return;
+    entry.busy = true;
+    this.track(
+      this.fail(entry, {
+        rule: breach.rule,
+        at: this.deps.clock.now(),
+        equity_minor: equity.toScaledNumber(2),
+        floor_minor: breach.floor,
+        balance_minor: account.balanceMinor,
+      }).finally(() => {
+        entry.busy = false;
+      }),
+    );
+  }
+
+  /**
+   * Ends the attempt as failed, once: under the account's lock the attempt goes from active to
+   * failed with its snapshot and the account is closed to orders (409 `CHALLENGE_CLOSED`); then its
+   * positions close at market (reason `challenge_breach`) and its pending orders are cancelled.
+   */
+  async fail(entry: BookEntry, failure: StoredFailure): Promise<boolean> {
+    const accountId = Number(entry.attempt.account_id);
+    const attemptId = Number(entry.attempt.id);
+    const failed = await writeTransaction(this.deps.db, async (trx) => {
+      await lockAccountById(trx, accountId);
+      const updated = await trx
+        .updateTable('evaluation_attempts')
+        .set({ status: 'failed', failure: JSON.stringify(failure), ended_at: failure.at, updated_at: failure.at })
+        .where('id', '=', attemptId)
+        .where('status', '=', 'active')
+        .where('phase_index', '=', Number(entry.attempt.phase_index))
+        .returning('id')
+        .executeTakeFirst();
+      if (!updated) return false;
+      await trx
+        .updateTable('trading_accounts')
+        .set({ status: 'CLOSED', updated_at: failure.at })
+        .where('id', '=', accountId)
+        .execute();
+      return true;
+    });
+    if (!failed) return false;
+    this.deps.book.forget(accountId);
+    this.deps.bus.publish('message', { topic: ATTEMPT_CHANGED_TOPIC, payload: { attemptId } });
+    await this.wind(entry);
+    return true;
+  }
+
+  /** Closes an ended attempt's positions and cancels its pending orders. */
+  private async wind(entry: BookEntry): Promise<void> {
+    const { trading, db } = this.deps;
+    const accountId = Number(entry.attempt.account_id);
+    const userId = Number(entry.attempt.user_id);
+    const open = await db.kysely
+      .selectFrom('positions')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'OPEN')
+      .execute();
+    for (const position of open) {
+      try {
+        await trading.closePosition(userId, Number(position.id), {
+          reason: 'challenge_breach',
+          accountId: toAccountId(accountId),
+        });
+      } catch (err) {
+        // Already closed by a race (the trader's own close that came first): nothing to do.
+        if ((err as { code?: string }).code !== 'POSITION_CLOSED') throw err;
+      }
+    }
+    const pending = await db.kysely
+      .selectFrom('orders')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'PENDING')
+      .execute();
+    for (const order of pending) {
+      try {
+        await trading.cancelOrder(userId, Number(order.id), accountId, 'evaluation');
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ORDER_NOT_PENDING') throw err;
+      }
+    }
+  }
+
+  /** After a fill on an attempt's account: passes the phase when every condition holds (flat, target, days, best day). */
+  private async checkPassing(entry: BookEntry): Promise<void> {
+    if (entry.busy) return;
+    const accountId = Number(entry.attempt.account_id);
+    const snapshot = this.deps.live.accountSnapshot(accountId);
+    if (snapshot && snapshot.positions.length > 0) return;
+    const balanceMinor = snapshot ? snapshot.figures.balance.toScaledNumber(2) : undefined;
+    const days = await phaseDays(this.deps, entry);
+    const current =
+      balanceMinor ??
+      Number(
+        (
+          await this.deps.db.kysely
+            .selectFrom('trading_accounts')
+            .select('balance_minor')
+            .where('id', '=', accountId)
+            .executeTakeFirstOrThrow()
+        ).balance_minor,
+      );
+    const check = passingCheck(entry.rules, {
+      initialMinor: entry.initialMinor,
+      balanceMinor: current,
+      openPositions: 0,
+      ...days,
+    });
+    if (!check.passed) return;
+    entry.busy = true;
+    try {
+      await this.pass(entry);
+    } finally {
+      entry.busy = false;
+    }
+  }
+
+  /**
+   * Passes the phase, once. The last phase: the attempt is passed and the account read-only. Any
+   * other: the next phase starts on the same account, its balance back to the initial one (a
+   * `reset` ledger entry and a new period), in the same transaction as the attempt's change.
+   */
+  private async pass(entry: BookEntry): Promise<void> {
+    const { db, clock, trading, bus } = this.deps;
+    const attemptId = Number(entry.attempt.id);
+    const accountId = Number(entry.attempt.account_id);
+    const phaseIndex = Number(entry.attempt.phase_index);
+    const last = phaseIndex + 1 >= phasesOf(entry.program).length;
+    const now = clock.now();
+    if (last) {
+      const passed = await writeTransaction(db, async (trx) => {
+        await lockAccountById(trx, accountId);
+        const updated = await trx
+          .updateTable('evaluation_attempts')
+          .set({ status: 'passed', ended_at: now, updated_at: now })
+          .where('id', '=', attemptId)
+          .where('status', '=', 'active')
+          .where('phase_index', '=', phaseIndex)
+          .returning('id')
+          .executeTakeFirst();
+        if (!updated) return false;
+        await trx
+          .updateTable('trading_accounts')
+          .set({ status: 'CLOSED', updated_at: now })
+          .where('id', '=', accountId)
+          .execute();
+        return true;
+      });
+      if (passed) {
+        this.deps.book.forget(accountId);
+        bus.publish('message', { topic: ATTEMPT_CHANGED_TOPIC, payload: { attemptId } });
+      }
+      return;
+    }
+    const day = dayOf(now, specOf(entry));
+    let moved = false;
+    await trading
+      .resetAccount({
+        userId: toUserId(Number(entry.attempt.user_id)),
+        accountId: toAccountId(accountId),
+        startingBalanceMinor: entry.initialMinor,
+        actorUserId: Number(entry.attempt.user_id),
+        alongside: async (trx) => {
+          const updated = await trx
+            .updateTable('evaluation_attempts')
+            .set({
+              phase_index: phaseIndex + 1,
+              phase_started_at: now,
+              day_start_at: day.start,
+              day_basis_minor: entry.initialMinor,
+              highest_day_end_minor: entry.initialMinor,
+              updated_at: now,
+            })
+            .where('id', '=', attemptId)
+            .where('status', '=', 'active')
+            .where('phase_index', '=', phaseIndex)
+            .returning('id')
+            .executeTakeFirst();
+          // Another node passed it first: roll the whole reset back.
+          if (!updated) throw new PhaseAlreadyMoved();
+          moved = true;
+        },
+      })
+      .catch((err) => {
+        if (!(err instanceof PhaseAlreadyMoved)) throw err;
+      });
+    if (moved) {
+      await this.deps.book.reload(attemptId);
+      bus.publish('message', { topic: ATTEMPT_CHANGED_TOPIC, payload: { attemptId } });
+    }
+  }
+
+  /**
+   * Day starts and time limits, on the leader (every DAY_CHECK_MS, and at start-up, so a day that
+   * began while no node ran is recorded as soon as one does). A day start is written once: `WHERE
+   * day_start_at < the new start`.
+   */
+  async checkDays(): Promise<void> {
+    if (!this.deps.isLeader()) return;
+    const now = this.deps.clock.now();
+    for (const entry of [...this.deps.book.entries()]) {
+      if (entry.busy) continue;
+      const ends = phaseEndsAt(entry);
+      const accountId = Number(entry.attempt.account_id);
+      const figures = this.deps.live.accountFigures(accountId);
+      if (ends !== null && now >= ends) {
+        entry.busy = true;
+        const balanceMinor = figures
+          ? figures.balance.toScaledNumber(2)
+          : Number(
+              (
+                await this.deps.db.kysely
+                  .selectFrom('trading_accounts')
+                  .select('balance_minor')
+                  .where('id', '=', accountId)
+                  .executeTakeFirstOrThrow()
+              ).balance_minor,
+            );
+        await this.fail(entry, {
+          rule: 'time_limit',
+          at: now,
+          equity_minor: figures ? figures.equity.toScaledNumber(2) : balanceMinor,
+          floor_minor: null,
+          balance_minor: balanceMinor,
+        }).finally(() => {
+          entry.busy = false;
+        });
+        continue;
+      }
+      const day = dayOf(now, specOf(entry));
+      if (day.start <= Number(entry.attempt.day_start_at)) continue;
+      await this.recordDay(entry, day.start, figures?.equity);
+    }
+  }
+
+  /** A new day for one attempt: its basis, and the highest day-end balance (the trailing max loss). */
+  private async recordDay(entry: BookEntry, dayStart: number, equity: Dec | undefined): Promise<void> {
+    const attemptId = Number(entry.attempt.id);
+    const accountId = Number(entry.attempt.account_id);
+    const written = await writeTransaction(this.deps.db, async (trx) => {
+      const account = await lockAccountById(trx, accountId);
+      if (!account) return false;
+      const balanceMinor = Number(account.balance_minor);
+      const basis = dayBasis(entry.rules.dailyLossBasis, balanceMinor, equity ?? Dec.scaled(balanceMinor, 2));
+      const updated = await trx
+        .updateTable('evaluation_attempts')
+        .set({
+          day_start_at: dayStart,
+          day_basis_minor: basis,
+          // The balance as the day ended is the balance now: nothing moved it since the boundary but fills, which are of the new day.
+          highest_day_end_minor: sql<number>`case when highest_day_end_minor > ${balanceMinor} then highest_day_end_minor else ${balanceMinor} end`,
+          updated_at: this.deps.clock.now(),
+        })
+        .where('id', '=', attemptId)
+        .where('status', '=', 'active')
+        .where('day_start_at', '<', dayStart)
+        .returning('id')
+        .executeTakeFirst();
+      return updated !== undefined;
+    });
+    if (!written) return;
+    await this.deps.book.reload(attemptId);
+    this.deps.bus.publish('message', { topic: ATTEMPT_CHANGED_TOPIC, payload: { attemptId } });
+  }
+}
+
+class PhaseAlreadyMoved extends Error {}
