@@ -143,6 +143,42 @@ describe('a breach ends the attempt on the tick that causes it', () => {
   });
 });
 
+describe('a breach racing the trader’s own close', () => {
+  it('ends in exactly one close, the attempt failed once and the ledger exact, whichever comes first', async () => {
+    quote(1.1);
+    const p = await program({});
+    const { account } = await attempt(p.id);
+    const opened = await buy(account, 0.01);
+    expect(opened.statusCode).toBe(201);
+    const positionId = opened.json().data.position.id as number;
+    // The tick that takes equity to the floor, and the trader's close at the same moment.
+    const [closed] = await Promise.all([
+      api(t, cast.memberA, 'POST', on(account, `/api/trading/close-position/${positionId}/`), {}),
+      Promise.resolve().then(() => quote(1.0952)),
+    ]);
+    // The trader's close wins (200), or the evaluation's came first (409: already closed, or the account closed).
+    expect([200, 409]).toContain(closed.statusCode);
+    await expect.poll(async () => (await meter(account)).status, { timeout: 5_000 }).toBe('failed');
+    const closes = async () =>
+      (
+        (await api(t, cast.memberA, 'GET', on(account, '/api/trading/orders/'))).json().results as Array<{
+          reason: string;
+          status: string;
+        }>
+      ).filter((o) => o.status === 'FILLED' && o.reason !== 'client');
+    // The evaluation's own close runs after the attempt is marked failed: wait for the position to be gone.
+    await expect.poll(async () => (await meter(account)).balance, { timeout: 5_000 }).toBe(95);
+    expect(await closes()).toHaveLength(1);
+    expect(await auditAccount(t.ctx.db, account)).toEqual([]);
+    const rows = await t.ctx.db.kysely
+      .selectFrom('evaluation_attempts')
+      .select('status')
+      .where('account_id', '=', account)
+      .execute();
+    expect(rows).toEqual([{ status: 'failed' }]);
+  });
+});
+
 describe('order rules', () => {
   it('refuses above max lots and without a stop loss when required, storing nothing; at the limit with a stop loss it fills', async () => {
     quote(1.1);
