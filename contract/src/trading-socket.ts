@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { userSchema } from './auth.js';
 import { alertSchema } from './charting.js';
 import { text } from './common.js';
+import { meterSchema } from './evaluations.js';
 import { priceUpdateSchema } from './market.js';
 import { type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 import { executionDetailsSchema, orderSchema, positionSchema } from './trading.js';
@@ -49,6 +50,12 @@ export const tradingServerMessageSchemas = {
   }),
   /** A price alert of the trader's fired or expired (docs/charting.md#alerts). */
   alert_update: z.object({ data: z.object({ alert: alertSchema }) }),
+  /**
+   * The meter of the evaluation attempt of the socket's account (docs/evaluations.md#the-meter),
+   * whenever more than its equity changed: a fill, a day start, a breach, a pass. Its equity and
+   * room left between them follow from `account_update`'s equity and the meter's floors.
+   */
+  challenge_update: z.object({ data: meterSchema }),
   pong: z.object({ timestamp: isoTime.optional() }),
   error: z.object({ message: z.string() }),
 } as const;

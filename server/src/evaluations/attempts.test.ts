@@ -5,6 +5,7 @@ import { ManualClock } from '../core/clock.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { academyCast, api } from '../test/academy.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';
+import { TradingSocketClient } from '../test/trading-socket-client.js';
 import { auditAccount } from '../trading/audit.js';
 
 /**
@@ -61,7 +62,7 @@ const buy = (account: number, quantity: number, extra: Record<string, unknown> =
 
 beforeAll(async () => {
   quote(1.1);
-  t = await startTestApp({ priceSource: prices, clock, env: { ACCESS_TOKEN_TTL_MINUTES: '1000000' } });
+  t = await startTestApp({ listen: true, priceSource: prices, clock, env: { ACCESS_TOKEN_TTL_MINUTES: '1000000' } });
   cast = await academyCast(t);
 });
 afterAll(async () => {
@@ -140,6 +141,30 @@ describe('a breach ends the attempt on the tick that causes it', () => {
     // A second breaching tick changes nothing.
     quote(1.05);
     expect((await meter(account)).failure?.equity).toBe(95);
+  });
+});
+
+describe('challenge_update on the trading socket', () => {
+  it('sends the meter to the account’s socket after a fill and when the attempt fails, and nothing to the primary account’s', async () => {
+    quote(1.1);
+    const p = await program({});
+    const { account } = await attempt(p.id);
+    const token = cast.memberA.headers.authorization.slice('Bearer '.length);
+    const challenge = await TradingSocketClient.signedIn(t, token, account);
+    const primary = await TradingSocketClient.signedIn(t, token);
+    try {
+      expect((await buy(account, 0.01)).statusCode).toBe(201);
+      const afterFill = await challenge.next('challenge_update');
+      expect(afterFill.data).toMatchObject({ status: 'active', daily_loss_floor: 95, trading_days: 1 });
+      const from = challenge.mark();
+      quote(1.0952);
+      const failed = await challenge.next('challenge_update', { from, where: (m) => m.data.status === 'failed' });
+      expect(failed.data.failure).toMatchObject({ rule: 'daily_loss', equity: 95, floor: 95 });
+      expect(primary.of('challenge_update')).toEqual([]);
+    } finally {
+      challenge.close();
+      primary.close();
+    }
   });
 });
 

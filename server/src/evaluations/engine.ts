@@ -7,9 +7,11 @@ import type { LiveAccount } from '../trading/live/book.js';
 import type { LiveTrading } from '../trading/live/index.js';
 import type { TradingServiceImpl } from '../trading/service.js';
 import { accountId as toAccountId, userId as toUserId } from '../trading/types.js';
-import { ATTEMPT_CHANGED_TOPIC, type StoredFailure } from './attempts.js';
+import { ATTEMPT_CHANGED_TOPIC, findAttempt, findAttemptByAccount, findProgram, type StoredFailure } from './attempts.js';
 import type { BookEntry, EvaluationBook } from './book.js';
-import { type DaySpec, dayOf, dayStartAfter } from './day.js';
+import { dayOf } from './day.js';
+import { meterOf } from './meter.js';
+import { phaseDays, phaseEndsAt, specOf } from './phase.js';
 import { phasesOf } from './programs.js';
 import { breachOf, dayBasis, passingCheck } from './rules.js';
 
@@ -17,42 +19,6 @@ import { breachOf, dayBasis, passingCheck } from './rules.js';
 export const DAY_CHECK_MS = 15_000;
 
 type Deps = Pick<AppContext, 'db' | 'bus' | 'clock' | 'log'>;
-
-export const specOf = (entry: Pick<BookEntry, 'program'>): DaySpec => ({
-  timeZone: entry.program.time_zone,
-  dayStart: entry.program.day_start,
-});
-
-/** When a phase with `max_days` ends: the start of the day `max_days` days after the day it started in. */
-export function phaseEndsAt(entry: Pick<BookEntry, 'program' | 'attempt' | 'rules'>): number | null {
-  if (entry.rules.maxDays === null) return null;
-  return dayStartAfter(Number(entry.attempt.phase_started_at), specOf(entry), entry.rules.maxDays);
-}
-
-/** Trading days and closed P&L per day of a phase, from its account's fills (docs/evaluations.md#passing-a-phase). */
-export async function phaseDays(
-  deps: Pick<AppContext, 'db'>,
-  entry: Pick<BookEntry, 'program' | 'attempt'>,
-): Promise<{ tradingDays: number; dayPnlsMinor: number[] }> {
-  const rows = await deps.db.kysely
-    .selectFrom('trades')
-    .innerJoin('orders', 'orders.id', 'trades.order_id')
-    .select(['trades.executed_at', 'trades.realized_pnl_minor', 'orders.reason'])
-    .where('trades.account_id', '=', Number(entry.attempt.account_id))
-    // After the phase began: the fills that passed the phase before are at or before that instant.
-    .where('trades.executed_at', '>', Number(entry.attempt.phase_started_at))
-    .execute();
-  const spec = specOf(entry);
-  const traded = new Set<string>();
-  const pnl = new Map<string, number>();
-  for (const row of rows) {
-    const date = dayOf(Number(row.executed_at), spec).date;
-    // A day counts when the trader caused a fill: their order, or a pending order of theirs filling.
-    if (row.reason === 'client') traded.add(date);
-    pnl.set(date, (pnl.get(date) ?? 0) + Number(row.realized_pnl_minor));
-  }
-  return { tradingDays: traded.size, dayPnlsMinor: [...pnl.values()] };
-}
 
 /**
  * The evaluations' engine (docs/evaluations.md): on every node it keeps the book of active
@@ -70,7 +36,7 @@ export class EvaluationEngine {
   constructor(
     private readonly deps: Deps & {
       book: EvaluationBook;
-      live: Pick<LiveTrading, 'onAccountChanged' | 'accountSnapshot' | 'accountFigures'>;
+      live: Pick<LiveTrading, 'onAccountChanged' | 'accountSnapshot' | 'accountFigures' | 'sendToAccount' | 'servesAccount'>;
       trading: Pick<TradingServiceImpl, 'closePosition' | 'cancelOrder' | 'resetAccount'>;
       isLeader: () => boolean;
     },
@@ -80,12 +46,16 @@ export class EvaluationEngine {
     const { bus, book } = this.deps;
     this.unsubscribers.push(
       bus.subscribe('message', (message) => {
-        if (message.topic === ATTEMPT_CHANGED_TOPIC) this.track(book.reload(message.payload.attemptId));
+        if (message.topic !== ATTEMPT_CHANGED_TOPIC) return;
+        const { attemptId } = message.payload;
+        this.track(book.reload(attemptId).then(() => this.notify({ attemptId })));
       }),
       bus.subscribe('resync', () => this.track(book.loadAll())),
       bus.subscribe('execution', ({ accountId }) => {
         const entry = book.get(accountId);
-        if (entry && this.deps.isLeader()) this.track(this.checkPassing(entry));
+        if (!entry) return;
+        if (this.deps.isLeader()) this.track(this.checkPassing(entry));
+        this.track(this.notify({ accountId }));
       }),
       this.deps.live.onAccountChanged((account) => this.onAccount(account)),
     );
@@ -105,6 +75,28 @@ export class EvaluationEngine {
       .catch((err) => this.deps.log.error({ err }, 'evaluation work failed'))
       .finally(() => this.running.delete(run));
     this.running.add(run);
+  }
+
+  /**
+   * `challenge_update` to the sockets of this node that serve the attempt's account, when more than
+   * its equity changed (a fill, a day start, a breach, a pass): read only when such a socket exists.
+   */
+  private async notify(which: { attemptId: number } | { accountId: number }): Promise<void> {
+    const q = this.deps.db.kysely;
+    const attempt = 'attemptId' in which ? await findAttempt(q, which.attemptId) : await findAttemptByAccount(q, which.accountId);
+    if (!attempt) return;
+    const userId = Number(attempt.user_id);
+    const accountId = Number(attempt.account_id);
+    if (!this.deps.live.servesAccount(userId, accountId)) return;
+    const program = await findProgram(q, Number(attempt.program_id));
+    const user = await q.selectFrom('users').select(['id', 'email', 'full_name']).where('id', '=', userId).executeTakeFirst();
+    if (!program || !user) return;
+    const meter = await meterOf({ db: this.deps.db, clock: this.deps.clock, live: this.deps.live }, attempt, program, {
+      id: Number(user.id),
+      email: user.email,
+      full_name: user.full_name,
+    });
+    this.deps.live.sendToAccount(userId, accountId, 'challenge_update', () => ({ data: meter }));
   }
 
   /** Synchronous, on the tick or fill that revalued the account: equity against the floors, in memory. */

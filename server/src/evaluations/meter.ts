@@ -13,7 +13,7 @@ import {
   programForTeacher,
 } from './attempts.js';
 import { dayOf } from './day.js';
-import { phaseDays, phaseEndsAt, specOf } from './engine.js';
+import { phaseDays, phaseEndsAt, specOf } from './phase.js';
 import { type ProgramRow, phaseDto, phaseRules, phasesOf } from './programs.js';
 import { dailyLossFloor, maxLossFloor, passingCheck } from './rules.js';
 

@@ -40,6 +40,15 @@ export interface LiveTrading {
    * execution), synchronously and without the database: evaluations check their loss floors here.
    */
   onAccountChanged(listener: (account: LiveAccount, figures: () => LiveAccountFigures) => void): () => void;
+  /** One message to the trading sockets of this node that serve the account (evaluations' `challenge_update`). */
+  sendToAccount<K extends TradingServerMessageType>(
+    userId: number,
+    accountId: number,
+    type: K,
+    payload: () => TradingServerMessageMap[K],
+  ): void;
+  /** Whether a trading socket of this node serves the account (work for it is skipped otherwise). */
+  servesAccount(userId: number, accountId: number): boolean;
   /** One message to every trading socket of the trader on this node; built only when there is one (other modules' notices: alerts). */
   sendToUser<K extends TradingServerMessageType>(userId: number, type: K, payload: TradingServerMessageMap[K]): void;
 }
@@ -178,6 +187,15 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     onAccountChanged(listener) {
       accountListeners.add(listener);
       return () => accountListeners.delete(listener);
+    },
+
+    sendToAccount(userId, accountId, type, payload) {
+      send(userId, accountId, () => [encodeMessage(type, payload())]);
+    },
+
+    servesAccount(userId, accountId) {
+      for (const conn of sockets.forUser(userId) ?? []) if (conn.serves === accountId) return true;
+      return false;
     },
 
     sendToUser(userId, type, payload) {

@@ -1,0 +1,42 @@
+import type { AppContext } from '../core/context.js';
+import type { BookEntry } from './book.js';
+import { type DaySpec, dayOf, dayStartAfter } from './day.js';
+
+// What the engine and the meter both work out of an attempt's phase (docs/evaluations.md).
+
+export const specOf = (entry: Pick<BookEntry, 'program'>): DaySpec => ({
+  timeZone: entry.program.time_zone,
+  dayStart: entry.program.day_start,
+});
+
+/** When a phase with `max_days` ends: the start of the day `max_days` days after the day it started in. */
+export function phaseEndsAt(entry: Pick<BookEntry, 'program' | 'attempt' | 'rules'>): number | null {
+  if (entry.rules.maxDays === null) return null;
+  return dayStartAfter(Number(entry.attempt.phase_started_at), specOf(entry), entry.rules.maxDays);
+}
+
+/** Trading days and closed P&L per day of a phase, from its account's fills (docs/evaluations.md#passing-a-phase). */
+export async function phaseDays(
+  deps: Pick<AppContext, 'db'>,
+  entry: Pick<BookEntry, 'program' | 'attempt'>,
+): Promise<{ tradingDays: number; dayPnlsMinor: number[] }> {
+  const rows = await deps.db.kysely
+    .selectFrom('trades')
+    .innerJoin('orders', 'orders.id', 'trades.order_id')
+    .select(['trades.executed_at', 'trades.realized_pnl_minor', 'orders.reason'])
+    .where('trades.account_id', '=', Number(entry.attempt.account_id))
+    // Phase 1's account is new: every fill on it counts. A later phase counts the fills after it
+    // began, since the fills that passed the phase before are at or before that instant.
+    .where('trades.executed_at', Number(entry.attempt.phase_index) === 0 ? '>=' : '>', Number(entry.attempt.phase_started_at))
+    .execute();
+  const spec = specOf(entry);
+  const traded = new Set<string>();
+  const pnl = new Map<string, number>();
+  for (const row of rows) {
+    const date = dayOf(Number(row.executed_at), spec).date;
+    // A day counts when the trader caused a fill: their order, or a pending order of theirs filling.
+    if (row.reason === 'client') traded.add(date);
+    pnl.set(date, (pnl.get(date) ?? 0) + Number(row.realized_pnl_minor));
+  }
+  return { tradingDays: traded.size, dayPnlsMinor: [...pnl.values()] };
+}
