@@ -1,9 +1,10 @@
-import { defineOperation, type HttpMethod, ops } from '@pipdesk/contract';
+import { defineOperation, type HttpMethod, ops, tradingOperations } from '@pipdesk/contract';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DEMO_PASSWORD, DEMO_USER, FakeAuthServer } from '../test/fakeAuthServer';
+import { AccountSelection } from './accountSelection';
 import { API_LOG_LIMIT, readApiLog } from './apiLog';
-import { ApiClient } from './client';
+import { ApiClient, anyAnswer } from './client';
 import { ApiError, NetworkError } from './errors';
 import { TokenStore } from './tokens';
 
@@ -166,6 +167,56 @@ describe('ApiClient', () => {
   it('turns a refused fetch into a NetworkError carrying its message', async () => {
     server.script('/api/health/', 'network-error');
     await expect(client.call(ops.health)).rejects.toThrow(new NetworkError('Failed to fetch'));
+  });
+
+  describe('the selected account (docs/accounts.md#choosing-the-account)', () => {
+    let selection: AccountSelection;
+    let onAccounts: ApiClient;
+    const queryOf = (path: string) => server.callsTo(path).map((c) => c.query);
+
+    beforeEach(() => {
+      server.signedInBefore();
+      selection = new AccountSelection();
+      onAccounts = new ApiClient(tokens, '/api', selection);
+    });
+
+    it('names the selected account on a call that takes one, beside its own query', async () => {
+      selection.select(7);
+      await onAccounts.call(tradingOperations.platformData, {}, { answer: okSchema });
+      await onAccounts.call(tradingOperations.listOrders, { query: { status: 'FILLED' } }, { answer: anyAnswer });
+      expect(queryOf('/api/trading/platform-data/')).toEqual([{ account: '7' }]);
+      expect(queryOf('/api/trading/orders/')).toEqual([{ status: 'FILLED', account: '7' }]);
+    });
+
+    it('names no account for the primary one, nor on a call that takes none', async () => {
+      await onAccounts.call(tradingOperations.platformData, {}, { answer: okSchema });
+      selection.select(7);
+      await onAccounts.call(tradingOperations.listAccounts, {}, { answer: anyAnswer });
+      await onAccounts.call(ops.health, undefined, { answer: anyAnswer });
+      expect(queryOf('/api/trading/platform-data/')).toEqual([{}]);
+      expect(queryOf('/api/trading/accounts/')).toEqual([{}]);
+      expect(queryOf('/api/health/')).toEqual([{}]);
+    });
+
+    it("sends the input's account rather than the selected one", async () => {
+      selection.select(7);
+      await onAccounts.call(tradingOperations.platformData, { account: 9 }, { answer: okSchema });
+      expect(queryOf('/api/trading/platform-data/')).toEqual([{ account: '9' }]);
+    });
+
+    it('names the selected account on a file download too', async () => {
+      selection.select(7);
+      await onAccounts.downloadCall(tradingOperations.exportOrders, { query: { side: 'BUY' } });
+      expect(queryOf('/api/trading/orders/export.csv')).toEqual([{ side: 'BUY', account: '7' }]);
+    });
+
+    it('reads the selection at each call, so a switch applies to the next call', async () => {
+      selection.select(7);
+      await onAccounts.call(tradingOperations.platformData, {}, { answer: okSchema });
+      selection.select(undefined);
+      await onAccounts.call(tradingOperations.platformData, {}, { answer: okSchema });
+      expect(queryOf('/api/trading/platform-data/')).toEqual([{ account: '7' }, {}]);
+    });
   });
 
   describe('download', () => {

@@ -6,6 +6,7 @@ import {
   pathOf,
   refreshResponseSchema,
 } from '@pipdesk/contract';
+import { AccountSelection } from './accountSelection';
 import { recordApiCall } from './apiLog';
 import { ApiError, NetworkError, serverMessageOf } from './errors';
 import type { TokenStore } from './tokens';
@@ -72,6 +73,13 @@ export type CallArgs<Op extends OperationSpec, T = OkData<Op>> =
     ? [input?: CallInput<Op>, options?: CallOptions<T>]
     : [input: CallInput<Op>, options?: CallOptions<T>];
 
+/** What `call` reads of a call's input, whatever the entry. */
+interface CallInputShape {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  account?: number;
+}
+
 /** The path of a call under the client's base (`/api`), its parameters filled in. */
 export function callPath(op: OperationSpec, input: { ids?: object; params?: object } | undefined): string {
   const path = pathOf(op, { ...(input?.ids as Record<string, string | number>), ...(input?.params as Record<string, string>) });
@@ -110,21 +118,25 @@ export class ApiClient {
   constructor(
     readonly tokens: TokenStore,
     private readonly baseUrl = '/api',
+    /** The account the trading calls act on when their input names none (docs/accounts.md#choosing-the-account). */
+    readonly selection = new AccountSelection(),
   ) {}
 
   /**
    * A call of the contract's map (docs/api.md#how-a-call-is-declared), named through its area's map:
    * `api.call(tradingOperations.cancelOrder, { ids: { id } })`. Its path, method, envelope and answer schema are the entry's; the answer's
-   * data comes back typed.
+   * data comes back typed. An entry with `account: true` acts on `input.account`, else on the
+   * selected account; the primary one is never named, so its calls are exactly the spec's.
    */
   call<Op extends OperationSpec, T = OkData<Op>>(op: Op, ...[input, options = {}]: CallArgs<Op, T>): Promise<T> {
     const { idempotencyKey, answer, headers, ...rest } = options;
-    const inp = input as { query?: Record<string, QueryValue>; body?: unknown } | undefined;
+    const inp = input as CallInputShape | undefined;
+    const query = this.queryOf(op, inp);
     return this.request(callPath(op, input), {
       ...rest,
       method: op.method,
       ...(inp?.body === undefined ? {} : { body: inp.body }),
-      ...(inp?.query ? { query: inp.query } : {}),
+      ...(query ? { query } : {}),
       headers: idempotencyKey === undefined ? headers : { ...headers, 'Idempotency-Key': idempotencyKey },
       schema: answerSchema(op, answer),
     });
@@ -136,8 +148,17 @@ export class ApiClient {
     input: CallInput<Op>,
     options: Pick<DownloadOptions, 'signal'> = {},
   ): Promise<Blob> {
-    const inp = input as { query?: Record<string, QueryValue> };
-    return this.download(callPath(op, input), { ...options, query: inp.query, accept: op.ok?.contentType });
+    return this.download(callPath(op, input), {
+      ...options,
+      query: this.queryOf(op, input as CallInputShape),
+      accept: op.ok?.contentType,
+    });
+  }
+
+  /** A call's query, with `account` for an entry that takes one (the input's, else the selected one). */
+  private queryOf(op: OperationSpec, input: CallInputShape | undefined): Record<string, QueryValue> | undefined {
+    const account = op.account ? (input?.account ?? this.selection.current()) : undefined;
+    return account === undefined ? input?.query : { ...input?.query, account };
   }
 
   /**

@@ -1,9 +1,10 @@
 import { lazy, Suspense, useEffect, useId, useState } from 'react';
-import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { Outlet, useLocation } from 'react-router';
 import { useSession, useTrader } from '../auth/SessionProvider';
 import { CloseIcon, LogoMark, MenuIcon, ThemeToggle } from '../components';
 import { academyLinks } from '../features/academy/links';
 import { useAcademyMe } from '../features/academy/me';
+import { Link, NavLink, useAccountSelection } from '../features/accounts';
 import { ConnectionIndicator } from '../realtime/ConnectionStatus';
 import './layout.css';
 
@@ -11,6 +12,8 @@ import './layout.css';
 // shortcuts' help on `?`), so their code (the dialog, the key table) loads just after the first
 // load instead of in it (docs/decisions.md, code splitting).
 const AlertWatch = lazy(() => import('../features/alerts/AlertWatch').then((m) => ({ default: m.AlertWatch })));
+// Only a trader with several accounts sees it (docs/screens.md#account-switcher); the others never load it.
+const AccountSwitcher = lazy(() => import('../features/accounts/AccountSwitcher').then((m) => ({ default: m.AccountSwitcher })));
 const HotkeysHelp = lazy(() => import('../features/tools/HotkeysHelp').then((m) => ({ default: m.HotkeysHelp })));
 
 /** The header's navigation (docs/screens.md#header). Add a screen here when it should be in the menu. */
@@ -29,6 +32,7 @@ export function AppLayout() {
   const trader = useTrader();
   const { logout } = useSession();
   const { pathname } = useLocation();
+  const { accounts, selected } = useAccountSelection();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuId = useId();
   // After the base links (docs/screens.md#header): Academy for instructors and admins, Leaderboard
@@ -87,6 +91,11 @@ export function AppLayout() {
                 </NavLink>
               ))}
             </nav>
+            {accounts.length > 1 && (
+              <Suspense fallback={null}>
+                <AccountSwitcher />
+              </Suspense>
+            )}
             <div className="app-user">
               <span className="app-user__welcome" title={`Welcome ${trader.full_name}`}>
                 Welcome <strong>{trader.full_name}</strong>
@@ -102,7 +111,9 @@ export function AppLayout() {
         </div>
       </header>
       <main id="main" className="app-main" tabIndex={-1}>
-        <Outlet />
+        {/* A new account is a new page: nothing of the other account's (an open dialog, a filled-in
+            form, a position picked to close) stays on screen under this one's name. */}
+        <Outlet key={selected ?? 'primary'} />
       </main>
       {/* On every page: the alerts that fired while the trader was away, and the `?` shortcuts help. */}
       <Suspense fallback={null}>

@@ -3,6 +3,7 @@ import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { useSession } from '../auth/SessionProvider';
 import { LoadingScreen, Spinner } from '../components';
 import { useMustChangePassword } from '../features/account/api';
+import { AccountSelectionProvider } from '../features/accounts';
 import { DashboardPage } from '../features/dashboard/DashboardPage';
 import { LiveTradingProvider } from '../features/trading';
 import { NoticeProvider } from '../notices/NoticeProvider';
@@ -107,13 +108,16 @@ export function AppRoutes() {
       <Route
         element={
           <RequireSession>
-            {/* One trading socket and price feed for every signed-in screen (docs/screens.md#live-data-and-polling),
+            {/* The account every screen, socket and notice follows, from the address (docs/screens.md#account-switcher);
+                one trading socket and price feed for every signed-in screen (docs/screens.md#live-data-and-polling),
                 and the notices that report what happened on any of them (docs/screens.md#notices). */}
-            <NoticeProvider>
-              <LiveTradingProvider>
-                <AppLayout />
-              </LiveTradingProvider>
-            </NoticeProvider>
+            <AccountSelectionProvider>
+              <NoticeProvider>
+                <LiveTradingProvider>
+                  <AppLayout />
+                </LiveTradingProvider>
+              </NoticeProvider>
+            </AccountSelectionProvider>
           </RequireSession>
         }
       >

@@ -13,6 +13,8 @@ const MINUTE = 60_000;
 export interface RecordedCall {
   method: string;
   path: string;
+  /** The query string's parameters (`?account=2` → `{account: '2'}`). */
+  query: Record<string, string>;
   authorization: string | null;
   contentType: string | null;
   body: unknown;
@@ -109,6 +111,7 @@ export class FakeAuthServer {
     const call: RecordedCall = {
       method: init.method ?? 'GET',
       path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
       authorization: headers.get('authorization'),
       contentType: headers.get('content-type'),
       body,

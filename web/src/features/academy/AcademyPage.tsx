@@ -1,6 +1,6 @@
-import { Link } from 'react-router';
 import { errorMessage } from '../../api';
 import { Badge, Card, formatDate, Page, Spinner } from '../../components';
+import { Link } from '../accounts';
 import { ErrorBox, formatLeverage, formatUsd } from '../trading';
 import '../trading/trading.css';
 import { useAcademyMe, useCohorts } from './api';

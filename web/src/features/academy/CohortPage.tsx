@@ -1,9 +1,10 @@
 import type { CohortDto } from '@pipdesk/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Badge, Button, Card, Field, formatDate, Input, Page, Spinner } from '../../components';
+import { Link } from '../accounts';
 import { ErrorBox, formatLeverage, formatUsd } from '../trading';
 import '../trading/trading.css';
 import { academyKeys, changeInstructor, useAcademyMe, useCohorts, useLeaderboard, useRoster } from './api';

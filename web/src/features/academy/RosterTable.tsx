@@ -1,7 +1,7 @@
 import type { RosterRowDto } from '@pipdesk/contract';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { Badge, formatDateTime, Num, Table } from '../../components';
+import { Link } from '../accounts';
 import { formatPercent, formatSignedPercent, NO_FIGURE } from '../performance/format';
 import { formatPnl, formatUsd } from '../trading/format';
 import { DEFAULT_ROSTER_SORT, FLAG_BADGES, nextSort, type RosterSort, type RosterSortKey, sortRoster } from './roster';

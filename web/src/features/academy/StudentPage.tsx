@@ -1,9 +1,10 @@
 import { ORDERS_PAGE_SIZE, type PositionDto } from '@pipdesk/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Button, Card, type Column, DataTable, Num, Page, Pagination, Spinner } from '../../components';
+import { Link } from '../accounts';
 import { paginationText } from '../orders/filters';
 import { OrderHistoryTable } from '../orders/OrderHistoryTable';
 import { PairTable } from '../performance/PairTable';

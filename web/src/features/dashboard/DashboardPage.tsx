@@ -1,7 +1,7 @@
 import { lazy, type ReactNode, Suspense, useState } from 'react';
-import { Link } from 'react-router';
 import { errorMessage } from '../../api';
 import { Alert, Button, Card, Page, Spinner } from '../../components';
+import { Link } from '../accounts';
 import '../market/market.css';
 import {
   AccountCards,

@@ -1,7 +1,7 @@
 import type { FxPair } from '@pipdesk/contract';
-import { Link } from 'react-router';
 import { ApiError } from '../../api';
 import { buttonClass, Page } from '../../components';
+import { Link } from '../accounts';
 import { PairFlags } from './flags';
 
 /** The pair page's back link to the platform (the dashboard). */

@@ -1,6 +1,6 @@
 import { type FxPair, formatPrice } from '@pipdesk/contract';
-import { Link } from 'react-router';
 import { Card, Num } from '../../components';
+import { Link } from '../accounts';
 import { PairFlags } from './flags';
 import { useCurrentPrices } from './queries';
 

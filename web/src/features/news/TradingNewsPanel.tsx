@@ -1,5 +1,5 @@
-import { Link } from 'react-router';
 import { Button, buttonClass, Card } from '../../components';
+import { Link } from '../accounts';
 import { DASHBOARD_NEWS_PAIRS, NEWS_PANEL_ITEMS } from './articles';
 import { NewsPanelList } from './NewsPanelList';
 import { useTradingNews } from './queries';

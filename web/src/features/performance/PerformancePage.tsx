@@ -1,6 +1,6 @@
-import { Link } from 'react-router';
 import { errorMessage } from '../../api';
 import { buttonClass, Card, formatDate, Page, Spinner } from '../../components';
+import { Link } from '../accounts';
 import { ErrorBox } from '../trading';
 import { formatUsd } from '../trading/format';
 import '../trading/trading.css';

@@ -1,6 +1,6 @@
 import type { TradingAccountDto } from '@pipdesk/contract';
-import { Link } from 'react-router';
 import { Card, Num } from '../../components';
+import { Link } from '../accounts';
 import { formatLeverage, formatUsd } from './format';
 
 /** The dashboard's four account cards (docs/screens.md#dashboard): Balance (to /orders), Margin Used, Free Margin, Leverage. */

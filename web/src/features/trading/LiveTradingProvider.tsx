@@ -1,9 +1,10 @@
 import type { PlatformDataDto, Price } from '@pipdesk/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { tokenStore } from '../../api';
+import { accountSelection, tokenStore } from '../../api';
 import { useNotices } from '../../notices/NoticeProvider';
 import { useConnectionStatus, useSetConnectionRetry, useSetConnectionStatus } from '../../realtime/ConnectionStatus';
+import { useAccountSelection } from '../accounts/AccountSelectionProvider';
 import { digitsLookup } from './format';
 import type { PriceMap } from './livePrices';
 import { LiveTrading } from './liveTrading';
@@ -56,6 +57,7 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
       new LiveTrading({
         socketUrl: tradingSocketUrl(),
         token: () => tokenStore.read().access,
+        account: () => accountSelection.current(),
         fetchPrices: fetchCurrentPrices,
         createSocket,
         random,
@@ -99,6 +101,16 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
       setStatus('connecting');
     };
   }, [live, queryClient, setStatus, setRetry, notices]);
+
+  // The socket serves one account (docs/accounts.md#the-trading-socket): another selected, another
+  // socket, so the live figures and the notices follow the selection.
+  const { selected } = useAccountSelection();
+  const servedAccount = useRef(selected);
+  useEffect(() => {
+    if (servedAccount.current === selected) return;
+    servedAccount.current = selected;
+    live.switchAccount();
+  }, [live, selected]);
 
   const value: LiveTradingContextValue = {
     live,

@@ -1,7 +1,7 @@
 import type { PositionDto } from '@pipdesk/contract';
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
 import { Button, type Column, DataTable, Num } from '../../components';
+import { Link } from '../accounts';
 import { SideBadge } from './badges';
 import { formatLots, formatPnl, formatQuote, formatUsd } from './format';
 import type { PriceMap } from './livePrices';

@@ -8,6 +8,8 @@ export const PRICE_POLL_INTERVAL_MS = 5_000;
 export interface LiveTradingOptions {
   socketUrl: string;
   token: () => string | null;
+  /** The selected account, read when the trading socket opens (undefined: the primary one). */
+  account?: () => number | undefined;
   /** GET trading/current-prices/. */
   fetchPrices: () => Promise<CurrentPrices>;
   createSocket?: (url: string) => SocketLike;
@@ -43,6 +45,7 @@ export class LiveTrading {
     this.socket = new TradingSocket({
       url: options.socketUrl,
       token: options.token,
+      account: options.account,
       createSocket: options.createSocket,
       log: options.log,
       random: options.random,
@@ -81,6 +84,11 @@ export class LiveTrading {
     // Not connected yet: poll at once, so prices show before the socket is up.
     this.startPolling();
     this.socket.start();
+  }
+
+  /** After the selected account changed: the socket of the new one replaces the old one's. */
+  switchAccount(): void {
+    this.socket.restart();
   }
 
   stop(): void {

@@ -39,6 +39,11 @@ export interface TradingSocketOptions {
   url: string;
   /** The current access token, read at every (re)authentication. */
   token: () => string | null;
+  /**
+   * The selected account (undefined: the primary one), read when a socket opens: the socket serves
+   * that account until it closes (docs/accounts.md#the-trading-socket). After a change, `restart()`.
+   */
+  account?: () => number | undefined;
   /** Called with true on connection_established and false when that connection ends. */
   onConnectedChange: (connected: boolean) => void;
   /** Every valid server message, after the client's own handling. */
@@ -70,6 +75,8 @@ export class TradingSocket {
   private reconnects = 0;
   private running = false;
   private established = false;
+  /** The account the current socket authenticated for; undefined: the primary one. */
+  private servedAccount: number | undefined;
   private readonly log: (message: string, detail?: unknown) => void;
 
   constructor(private readonly options: TradingSocketOptions) {
@@ -132,10 +139,24 @@ export class TradingSocket {
     return true;
   }
 
-  /** Sends the current token again (after a token refresh: the server closes a socket whose token expires). */
+  /**
+   * Sends the current token again (after a token refresh: the server closes a socket whose token
+   * expires), for the account the socket serves: naming another would close it (4004).
+   */
   reauthenticate(): void {
     const token = this.options.token();
-    if (token) this.send('authenticate', { token });
+    if (token) this.send('authenticate', authentication(token, this.servedAccount));
+  }
+
+  /**
+   * Serves the account now selected: closes this socket normally (1000) and opens one for it
+   * after the usual connect delay (docs/accounts.md#the-trading-socket: a socket never changes
+   * account). Nothing happens before `start()` or after `stop()`.
+   */
+  restart(): void {
+    if (!this.running) return;
+    this.stop();
+    this.start();
   }
 
   private schedule(delayMs: number): void {
@@ -156,9 +177,10 @@ export class TradingSocket {
       return;
     }
     this.socket = socket;
+    this.servedAccount = this.options.account?.();
     socket.onopen = () => {
       const token = this.options.token();
-      if (token) this.send('authenticate', { token });
+      if (token) this.send('authenticate', authentication(token, this.servedAccount));
     };
     socket.onmessage = (event) => this.receive(event.data);
     socket.onerror = (event) => this.log('error', event);
@@ -171,6 +193,9 @@ export class TradingSocket {
   }
 
   private receive(data: unknown): void {
+    // Between a switch and `restart()` the old socket may still speak: its account's figures and
+    // fills must not land on the newly selected account's screens and notices.
+    if (this.options.account && this.options.account() !== this.servedAccount) return;
     // JSON first, apart from the codec's `decode`: an unreadable frame is logged with the frame itself.
     let raw: unknown;
     try {
@@ -238,6 +263,11 @@ export class TradingSocket {
     this.established = value;
     this.options.onConnectedChange(value);
   }
+}
+
+/** The authenticate message: the primary account is named by no `account`, as the spec's client sends it. */
+function authentication(token: string, account: number | undefined): TradingClientMessageMap['authenticate'] {
+  return account === undefined ? { token } : { token, account };
 }
 
 function browserSocket(url: string): SocketLike {
