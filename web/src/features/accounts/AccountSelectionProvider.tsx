@@ -89,8 +89,12 @@ export function AccountSelectionProvider({ children }: { children: ReactNode }) 
     );
   }, [checking, named, selected, location, navigate]);
 
-  // Signed out (the provider leaves): the next trader starts on their primary account.
-  useEffect(() => () => accountSelection.select(undefined), []);
+  // Signed out (the provider leaves): the next trader starts on their primary account. Selected
+  // again on mount, for StrictMode's mount, unmount, mount in development.
+  useEffect(() => {
+    accountSelection.select(lastSelected.current);
+    return () => accountSelection.select(undefined);
+  }, []);
 
   if (checking) return <LoadingScreen />;
   return (

@@ -254,6 +254,72 @@ describe('trading socket (docs/screens.md#live-data-and-polling)', () => {
   });
 });
 
+describe('the account a trading socket serves (docs/accounts.md#the-trading-socket)', () => {
+  function accountSocket(account: () => number | undefined) {
+    const messages: TradingServerMessage[] = [];
+    const socket = new TradingSocket({
+      url: URL,
+      token: () => 'token-1',
+      account,
+      onConnectedChange: () => {},
+      onMessage: (m) => messages.push(m),
+      createSocket: FakeSocket.create,
+      log: vi.fn(),
+      random: () => 0,
+    });
+    return { socket, messages };
+  }
+
+  it('authenticates for the selected account, and names none for the primary one', () => {
+    let selected: number | undefined;
+    const { socket } = accountSocket(() => selected);
+    socket.start();
+    vi.advanceTimersByTime(100);
+    FakeSocket.last!.open();
+    expect(FakeSocket.last!.sent[0]).toEqual({ type: 'authenticate', token: 'token-1' });
+    selected = 2;
+    socket.restart();
+    vi.advanceTimersByTime(100);
+    FakeSocket.last!.open();
+    expect(FakeSocket.last!.sent[0]).toEqual({ type: 'authenticate', token: 'token-1', account: 2 });
+  });
+
+  it('switches by closing the old socket normally (1000) and opening one for the new account', () => {
+    let selected: number | undefined = 2;
+    const { socket, messages } = accountSocket(() => selected);
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const first = FakeSocket.last!;
+    first.establish();
+    selected = 3;
+    socket.restart();
+    expect(first.closedWith).toBe(1000);
+    vi.advanceTimersByTime(100);
+    expect(FakeSocket.instances).toHaveLength(2);
+    const second = FakeSocket.last!;
+    second.establish();
+    expect(second.sent[0]).toEqual({ type: 'authenticate', token: 'token-1', account: 3 });
+    // Not a reconnect after an outage: no third socket comes.
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.instances).toHaveLength(2);
+    expect(messages.filter((m) => m.type === 'connection_established')).toHaveLength(2);
+  });
+
+  it('re-sends a renewed token for the account it serves, and drops its messages once another is selected', () => {
+    let selected: number | undefined = 2;
+    const { socket, messages } = accountSocket(() => selected);
+    socket.start();
+    vi.advanceTimersByTime(100);
+    const ws = FakeSocket.last!;
+    ws.establish();
+    selected = 3;
+    socket.reauthenticate();
+    expect(ws.sent.at(-1)).toEqual({ type: 'authenticate', token: 'token-1', account: 2 });
+    ws.receive({ type: 'pong', timestamp: new Date().toISOString() });
+    expect(messages.map((m) => m.type)).toEqual(['auth_required', 'connection_established']);
+  });
+});
+
 describe('price polling while the trading socket is down (docs/screens.md#live-data-and-polling)', () => {
   function makeLive() {
     const fetchPrices = vi.fn(async () => makePrices({ EURUSD: 1.1 }, new Date().toISOString()));
