@@ -6,28 +6,30 @@
  */
 export class AccountSelection {
   private selected: number | undefined;
-  private readonly listeners = new Set<() => void>();
 
   /** The selected account's id; undefined for the primary one. */
   current(): number | undefined {
     return this.selected;
   }
 
-  /** Selects an account (undefined: the primary one); listeners hear of a change only. */
+  /** Selects an account (undefined: the primary one). */
   select(account: number | undefined): void {
-    if (this.selected === account) return;
     this.selected = account;
-    for (const l of [...this.listeners]) l();
   }
 
-  /** Called after every change (the shape `useSyncExternalStore` takes). */
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** For `useSyncExternalStore`. */
-  snapshot = (): number | undefined => this.selected;
+  /**
+   * Runs `fn` with `account` selected, then selects again the one before: a request's follow-up
+   * (a mutation's `onSuccess` writing the cache) acts on the account the request was for.
+   */
+  runAs<T>(account: number | undefined, fn: () => T): T {
+    const before = this.selected;
+    this.selected = account;
+    try {
+      return fn();
+    } finally {
+      this.selected = before;
+    }
+  }
 }
 
 /** A positive integer of at most 15 digits, as the server's account gate takes (docs/accounts.md#choosing-the-account). */

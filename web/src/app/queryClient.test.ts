@@ -1,5 +1,5 @@
-import { hashKey, QueryObserver } from '@tanstack/react-query';
-import { describe, expect, it } from 'vitest';
+import { hashKey, MutationObserver, QueryObserver } from '@tanstack/react-query';
+import { describe, expect, it, vi } from 'vitest';
 import { AccountSelection } from '../api';
 import { createQueryClient } from './queryClient';
 
@@ -52,5 +52,24 @@ describe('the query cache per account', () => {
     selection.select(2);
     await client.invalidateQueries({ queryKey: ['trading'] });
     expect(client.getQueryCache().getAll()[0]!.isStale()).toBe(true);
+  });
+
+  it("writes a mutation's answer into the account it was made on, even when the trader switched meanwhile", async () => {
+    const selection = new AccountSelection();
+    const client = createQueryClient(selection);
+    let answer: ((value: string) => void) | undefined;
+    const order = new MutationObserver(client, {
+      mutationFn: () => new Promise<string>((resolve) => (answer = resolve)),
+      onSuccess: (data: string) => client.setQueryData(key, data),
+    });
+    const done = order.mutate();
+    await vi.waitFor(() => expect(answer).toBeDefined());
+    selection.select(2);
+    answer!('primary order');
+    await done;
+    expect(selection.current()).toBe(2);
+    expect(client.getQueryData(key)).toBeUndefined();
+    selection.select(undefined);
+    expect(client.getQueryData(key)).toBe('primary order');
   });
 });

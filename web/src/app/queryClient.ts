@@ -1,4 +1,15 @@
-import { hashKey, type Query, QueryCache, QueryClient, type QueryFilters, type QueryKey } from '@tanstack/react-query';
+import {
+  hashKey,
+  type Mutation,
+  MutationCache,
+  type MutationOptions,
+  type MutationState,
+  type Query,
+  QueryCache,
+  QueryClient,
+  type QueryFilters,
+  type QueryKey,
+} from '@tanstack/react-query';
 import { type AccountSelection, ApiError, accountSelection } from '../api';
 
 /**
@@ -30,6 +41,41 @@ class AccountQueryCache extends QueryCache {
 }
 
 /**
+ * A mutation's own callbacks (`onMutate`, `onSuccess`, `onError`, `onSettled`) run with the account
+ * selected when it started: an order or a protection change that comes back after the trader
+ * switched writes its answer into its own account's cached pages, never the new one's. Only their
+ * synchronous part (the cache writes of this app's callbacks); the callbacks given to `mutate()`
+ * belong to a page, which a switch replaces (app/AppLayout.tsx), so they do not run then.
+ */
+class AccountMutationCache extends MutationCache {
+  constructor(private readonly selection: AccountSelection) {
+    super();
+  }
+
+  // The cache's own signature: any mutation's types pass through untouched.
+  override build<TData, TError, TVariables, TOnMutateResult>(
+    client: QueryClient,
+    options: MutationOptions<TData, TError, TVariables, TOnMutateResult>,
+    state?: MutationState<TData, TError, TVariables, TOnMutateResult>,
+  ): Mutation<TData, TError, TVariables, TOnMutateResult> {
+    const account = this.selection.current();
+    const asStarted = <A extends unknown[], R>(fn: ((...args: A) => R) | undefined) =>
+      fn && ((...args: A): R => this.selection.runAs(account, () => fn(...args)));
+    return super.build(
+      client,
+      {
+        ...options,
+        onMutate: asStarted(options.onMutate),
+        onSuccess: asStarted(options.onSuccess),
+        onError: asStarted(options.onError),
+        onSettled: asStarted(options.onSettled),
+      },
+      state,
+    );
+  }
+}
+
+/**
  * Server state for every screen. A refused call (4xx) is not retried: the answer will not
  * change (and a 401 has already had its refresh and retry in the API client).
  *
@@ -41,6 +87,7 @@ class AccountQueryCache extends QueryCache {
 export function createQueryClient(selection: AccountSelection = accountSelection): QueryClient {
   return new QueryClient({
     queryCache: new AccountQueryCache(selection),
+    mutationCache: new AccountMutationCache(selection),
     defaultOptions: {
       queries: {
         queryKeyHashFn: (queryKey: QueryKey) => accountPrefix(selection) + hashKey(queryKey),
