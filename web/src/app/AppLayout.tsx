@@ -40,9 +40,9 @@ export function AppLayout() {
   const me = useAcademyMe();
   const extraLinks = academyLinks(typeof me.data === 'object' ? me.data : undefined);
 
-  // A page change closes the mobile menu.
+  // A page change closes the mobile menu, and so does another account (a new page too).
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation on purpose
-  useEffect(() => setMenuOpen(false), [pathname]);
+  useEffect(() => setMenuOpen(false), [pathname, selected]);
 
   useEffect(() => {
     if (!menuOpen) return;
@@ -91,11 +91,6 @@ export function AppLayout() {
                 </NavLink>
               ))}
             </nav>
-            {accounts.length > 1 && (
-              <Suspense fallback={null}>
-                <AccountSwitcher />
-              </Suspense>
-            )}
             <div className="app-user">
               <span className="app-user__welcome" title={`Welcome ${trader.full_name}`}>
                 Welcome <strong>{trader.full_name}</strong>
@@ -109,6 +104,13 @@ export function AppLayout() {
             </div>
           </div>
         </div>
+        {/* A row of its own under the bar, at every width: the account traded on is always in view,
+            and the bar has no room left beside the links and the trader at common widths. */}
+        {accounts.length > 1 && (
+          <Suspense fallback={null}>
+            <AccountSwitcher />
+          </Suspense>
+        )}
       </header>
       <main id="main" className="app-main" tabIndex={-1}>
         {/* A new account is a new page: nothing of the other account's (an open dialog, a filled-in

@@ -37,21 +37,23 @@ export function AccountSwitcher() {
 
   return (
     <div className="account-switcher">
-      <label htmlFor={id} className="account-switcher__label">
-        Account
-      </label>
-      <Select id={id} className="account-switcher__select" value={String(current.id)} onChange={(e) => choose(e.target.value)}>
-        {accounts.map((a) => (
-          <option key={a.id} value={a.id}>
-            {accountOptionText(a)}
-          </option>
-        ))}
-      </Select>
-      {/* The selected option says both already; these are for the eye, at a glance. */}
-      <span className="account-switcher__summary" aria-hidden="true">
-        <Badge tone={KIND_TONES[current.kind]}>{ACCOUNT_KIND_LABELS[current.kind]}</Badge>
-        <Num className="account-switcher__equity">{formatUsd(current.equity)}</Num>
-      </span>
+      <div className="account-switcher__row">
+        <label htmlFor={id} className="account-switcher__label">
+          Account
+        </label>
+        <Select id={id} className="account-switcher__select" value={String(current.id)} onChange={(e) => choose(e.target.value)}>
+          {accounts.map((a) => (
+            <option key={a.id} value={a.id}>
+              {accountOptionText(a)}
+            </option>
+          ))}
+        </Select>
+        {/* The selected option says both already; these are for the eye, at a glance. */}
+        <span className="account-switcher__summary" aria-hidden="true">
+          <Badge tone={KIND_TONES[current.kind]}>{ACCOUNT_KIND_LABELS[current.kind]}</Badge>
+          <Num className="account-switcher__equity">{formatUsd(current.equity)}</Num>
+        </span>
+      </div>
     </div>
   );
 }
