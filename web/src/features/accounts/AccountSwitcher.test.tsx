@@ -121,6 +121,25 @@ describe('account switcher (docs/screens.md#account-switcher)', () => {
     expect(second.sent[0]).toEqual({ type: 'authenticate', token: tokenStore.read().access, account: 2 });
   });
 
+  it("leaves the account before's margin call behind", async () => {
+    const user = userEvent.setup();
+    serveAccounts([PRIMARY, CHALLENGE]);
+    await renderSignedIn('/');
+    await waitFor(() => expect(balance()).toHaveTextContent('$10,000.00'));
+    await waitFor(() => expect(FakeSocket.last).toBeDefined());
+    const first = FakeSocket.last!;
+    act(() => first.establish());
+    const marginCall = 'Margin level 95.50% is at or below 100%';
+    act(() =>
+      first.receive({ type: 'margin_call', data: { margin_level: 95.5, equity: 955, margin_used: 1000, message: marginCall } }),
+    );
+    expect(await screen.findByText(marginCall)).toBeInTheDocument();
+
+    await user.selectOptions(switcher(), 'Phase 1 · Challenge · $5,050.50');
+    await waitFor(() => expect(balance()).toHaveTextContent('$5,000.00'));
+    expect(screen.queryByText(marginCall)).not.toBeInTheDocument();
+  });
+
   it('keeps the account through the links, and Back returns to the account before', async () => {
     const user = userEvent.setup();
     serveAccounts([PRIMARY, CHALLENGE]);

@@ -103,12 +103,14 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
   }, [live, queryClient, setStatus, setRetry, notices]);
 
   // The socket serves one account (docs/accounts.md#the-trading-socket): another selected, another
-  // socket, so the live figures and the notices follow the selection.
+  // socket, so the live figures and the notices follow the selection; the last margin call was the
+  // other account's.
   const { selected } = useAccountSelection();
   const servedAccount = useRef(selected);
   useEffect(() => {
     if (servedAccount.current === selected) return;
     servedAccount.current = selected;
+    setMarginCall(null);
     live.switchAccount();
   }, [live, selected]);
 
