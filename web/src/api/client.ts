@@ -155,9 +155,13 @@ export class ApiClient {
     });
   }
 
-  /** A call's query, with `account` for an entry that takes one (the input's, else the selected one). */
+  /**
+   * A call's query, with `account` for an entry that takes one: the input's, else (an entry acting on
+   * the caller's accounts, `account: true`) the selected one. Any other kind of entry names another
+   * person's account (an instructor reading a student's), which the selection is not.
+   */
   private queryOf(op: OperationSpec, input: CallInputShape | undefined): Record<string, QueryValue> | undefined {
-    const account = op.account ? (input?.account ?? this.selection.current()) : undefined;
+    const account = !op.account ? undefined : (input?.account ?? (op.account === true ? this.selection.current() : undefined));
     return account === undefined ? input?.query : { ...input?.query, account };
   }
 
