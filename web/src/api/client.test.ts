@@ -1,4 +1,4 @@
-import { defineOperation, type HttpMethod, ops, tradingOperations } from '@pipdesk/contract';
+import { consoleOperations, defineOperation, type HttpMethod, ops, tradingOperations } from '@pipdesk/contract';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DEMO_PASSWORD, DEMO_USER, FakeAuthServer } from '../test/fakeAuthServer';
@@ -202,6 +202,13 @@ describe('ApiClient', () => {
       selection.select(7);
       await onAccounts.call(tradingOperations.platformData, { account: 9 }, { answer: okSchema });
       expect(queryOf('/api/trading/platform-data/')).toEqual([{ account: '9' }]);
+    });
+
+    it("never names the caller's selected account on a call about another person's account (a student's)", async () => {
+      selection.select(7);
+      await onAccounts.call(consoleOperations.studentDashboard, { ids: { id: 5 } }, { answer: anyAnswer });
+      await onAccounts.call(consoleOperations.studentDashboard, { ids: { id: 5 }, account: 12 }, { answer: anyAnswer });
+      expect(queryOf('/api/academy/students/5/')).toEqual([{}, { account: '12' }]);
     });
 
     it('names the selected account on a file download too', async () => {
