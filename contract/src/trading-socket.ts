@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { userSchema } from './auth.js';
 import { alertSchema } from './charting.js';
 import { text } from './common.js';
-import { meterSchema } from './evaluations.js';
+import type { MeterDto } from './evaluation-meter.js';
 import { priceUpdateSchema } from './market.js';
 import { type PayloadMap, type SocketMessage, socketCodec, socketMessage } from './socket-codec.js';
 import { executionDetailsSchema, orderSchema, positionSchema } from './trading.js';
@@ -53,9 +53,11 @@ export const tradingServerMessageSchemas = {
   /**
    * The meter of the evaluation attempt of the socket's account (docs/evaluations.md#the-meter),
    * whenever more than its equity changed: a fill, a day start, a breach, a pass. Its equity and
-   * room left between them follow from `account_update`'s equity and the meter's floors.
+   * room left between them follow from `account_update`'s equity and the meter's floors. Its data
+   * is `meterSchema`'s, checked by the screen that shows it rather than here: every socket message
+   * is decoded in the web's first load, and a trader without a challenge account never needs it.
    */
-  challenge_update: z.object({ data: meterSchema }),
+  challenge_update: z.object({ data: z.custom<MeterDto>((v) => typeof v === 'object' && v !== null) }),
   pong: z.object({ timestamp: isoTime.optional() }),
   error: z.object({ message: z.string() }),
 } as const;

@@ -155,6 +155,7 @@ describe('challenge_update on the trading socket', () => {
     try {
       expect((await buy(account, 0.01)).statusCode).toBe(201);
       const afterFill = await challenge.next('challenge_update');
+      expect(meterSchema.safeParse(afterFill.data).success).toBe(true);
       expect(afterFill.data).toMatchObject({ status: 'active', daily_loss_floor: 95, trading_days: 1 });
       const from = challenge.mark();
       quote(1.0952);

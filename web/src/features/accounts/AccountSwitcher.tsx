@@ -4,8 +4,14 @@ import { useLocation, useNavigate } from 'react-router';
 import { Badge, Num, Select, type Tone } from '../../components';
 import { formatUsd } from '../trading/format';
 import { searchWithAccount, useAccountSelection } from './AccountSelectionProvider';
-import { ACCOUNT_KIND_LABELS } from './api';
 import './accounts.css';
+
+/** The kind badge (docs/screens.md#account-switcher); here, in the lazily loaded switcher, not in the first load. */
+export const ACCOUNT_KIND_LABELS: Record<AccountKind, string> = {
+  primary: 'Primary',
+  challenge: 'Challenge',
+  practice: 'Practice',
+};
 
 const KIND_TONES: Record<AccountKind, Tone> = { primary: 'neutral', challenge: 'accent', practice: 'warning' };
 

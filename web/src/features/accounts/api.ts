@@ -1,4 +1,4 @@
-import { type AccountKind, type AccountSummaryDto, tradingOperations } from '@pipdesk/contract';
+import { type AccountSummaryDto, tradingOperations } from '@pipdesk/contract';
 import { hashKey, useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
 
@@ -20,10 +20,3 @@ export function useTradingAccounts() {
     queryFn: ({ signal }): Promise<AccountSummaryDto[]> => api.call(tradingOperations.listAccounts, {}, { signal }),
   });
 }
-
-/** The switcher's kind badge (docs/screens.md#account-switcher). */
-export const ACCOUNT_KIND_LABELS: Record<AccountKind, string> = {
-  primary: 'Primary',
-  challenge: 'Challenge',
-  practice: 'Practice',
-};

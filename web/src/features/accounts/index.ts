@@ -9,5 +9,5 @@ export {
   searchWithAccount,
   useAccountSelection,
 } from './AccountSelectionProvider';
-export { ACCOUNT_KIND_LABELS, accountsKey, useTradingAccounts } from './api';
+export { accountsKey, useTradingAccounts } from './api';
 export { Link, NavLink, withAccount } from './links';
