@@ -179,55 +179,28 @@ export async function openAccount(
     .values({ user_id: input.userId, created_at: input.now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const account = await trx
-    .insertInto('trading_accounts')
-    .values({
-      user_id: input.userId,
-      profile_id: profile.id,
-      currency: 'USD',
-      balance_minor: 0,
-      leverage: input.leverage,
-      status: 'ACTIVE',
-      created_at: input.now,
-      updated_at: input.now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (input.balanceMinor !== 0) {
-    await postLedgerEntry(trx, {
-      accountId: account.id,
-      kind: 'deposit',
-      amountMinor: input.balanceMinor,
-      reference: null,
-      now: input.now,
-    });
-  }
-  return { profileId: profile.id, accountId: account.id };
+  const accountId = await insertFundedAccount(trx, { ...input, profileId: profile.id, kind: 'primary', name: 'Primary' });
+  return { profileId: profile.id, accountId };
 }
 
-/**
- * Opens another account for a trader who has a profile (docs/accounts.md): a `challenge` or
- * `practice` account, funded by a deposit ledger entry like the primary one. Run inside a write
- * transaction; undefined when the trader has no profile (registration incomplete).
- */
-export async function openExtraAccount(
+/** A USD account of a profile, funded by a deposit ledger entry (its balance is its ledger's sum from the start). */
+async function insertFundedAccount(
   trx: Q,
   input: {
     userId: number;
-    kind: Exclude<AccountKind, 'primary'>;
+    profileId: number;
+    kind: AccountKind;
     name: string;
     balanceMinor: number;
     leverage: number;
     now: number;
   },
-): Promise<{ accountId: number } | undefined> {
-  const profile = await findProfileByUser(trx, input.userId);
-  if (!profile) return undefined;
+): Promise<number> {
   const account = await trx
     .insertInto('trading_accounts')
     .values({
       user_id: input.userId,
-      profile_id: profile.id,
+      profile_id: input.profileId,
       kind: input.kind,
       name: input.name,
       currency: 'USD',
@@ -248,7 +221,28 @@ export async function openExtraAccount(
       now: input.now,
     });
   }
-  return { accountId: Number(account.id) };
+  return Number(account.id);
+}
+
+/**
+ * Opens another account for a trader who has a profile (docs/accounts.md): a `challenge` or
+ * `practice` account, funded by a deposit ledger entry like the primary one. Run inside a write
+ * transaction; undefined when the trader has no profile (registration incomplete).
+ */
+export async function openExtraAccount(
+  trx: Q,
+  input: {
+    userId: number;
+    kind: Exclude<AccountKind, 'primary'>;
+    name: string;
+    balanceMinor: number;
+    leverage: number;
+    now: number;
+  },
+): Promise<{ accountId: number } | undefined> {
+  const profile = await findProfileByUser(trx, input.userId);
+  if (!profile) return undefined;
+  return { accountId: await insertFundedAccount(trx, { ...input, profileId: profile.id }) };
 }
 
 // Prepared (see db/prepared.ts): every execution that realizes P&L runs them.

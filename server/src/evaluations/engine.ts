@@ -158,36 +158,26 @@ export class EvaluationEngine {
     const { trading, db } = this.deps;
     const accountId = Number(entry.attempt.account_id);
     const userId = Number(entry.attempt.user_id);
-    const open = await db.kysely
-      .selectFrom('positions')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'OPEN')
-      .execute();
-    for (const position of open) {
-      try {
-        await trading.closePosition(userId, Number(position.id), {
-          reason: 'challenge_breach',
-          accountId: toAccountId(accountId),
-        });
-      } catch (err) {
-        // Already closed by a race (the trader's own close that came first): nothing to do.
-        if ((err as { code?: string }).code !== 'POSITION_CLOSED') throw err;
-      }
-    }
-    const pending = await db.kysely
-      .selectFrom('orders')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'PENDING')
-      .execute();
-    for (const order of pending) {
-      try {
-        await trading.cancelOrder(userId, Number(order.id), accountId, 'evaluation');
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'ORDER_NOT_PENDING') throw err;
-      }
-    }
+    const rows = (table: 'positions' | 'orders', status: 'OPEN' | 'PENDING') =>
+      db.kysely.selectFrom(table).select('id').where('account_id', '=', accountId).where('status', '=', status).execute();
+    await settleEach(await rows('positions', 'OPEN'), 'POSITION_CLOSED', (id) =>
+      trading.closePosition(userId, id, { reason: 'challenge_breach', accountId: toAccountId(accountId) }),
+    );
+    await settleEach(await rows('orders', 'PENDING'), 'ORDER_NOT_PENDING', (id) =>
+      trading.cancelOrder(userId, id, accountId, 'evaluation'),
+    );
+  }
+
+  /** The account's balance in cents: the live book's, else the database's (nothing open on it). */
+  private async balanceOf(accountId: number): Promise<number> {
+    const live = this.deps.live.accountFigures(accountId);
+    if (live) return live.balance.toScaledNumber(2);
+    const row = await this.deps.db.kysely
+      .selectFrom('trading_accounts')
+      .select('balance_minor')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.balance_minor);
   }
 
   /** After a fill on an attempt's account: passes the phase when every condition holds (flat, target, days, best day). */
@@ -196,19 +186,8 @@ export class EvaluationEngine {
     const accountId = Number(entry.attempt.account_id);
     const snapshot = this.deps.live.accountSnapshot(accountId);
     if (snapshot && snapshot.positions.length > 0) return;
-    const balanceMinor = snapshot ? snapshot.figures.balance.toScaledNumber(2) : undefined;
     const days = await phaseDays(this.deps, entry);
-    const current =
-      balanceMinor ??
-      Number(
-        (
-          await this.deps.db.kysely
-            .selectFrom('trading_accounts')
-            .select('balance_minor')
-            .where('id', '=', accountId)
-            .executeTakeFirstOrThrow()
-        ).balance_minor,
-      );
+    const current = await this.balanceOf(accountId);
     const check = passingCheck(entry.rules, {
       initialMinor: entry.initialMinor,
       balanceMinor: current,
@@ -314,17 +293,7 @@ export class EvaluationEngine {
       const figures = this.deps.live.accountFigures(accountId);
       if (ends !== null && now >= ends) {
         entry.busy = true;
-        const balanceMinor = figures
-          ? figures.balance.toScaledNumber(2)
-          : Number(
-              (
-                await this.deps.db.kysely
-                  .selectFrom('trading_accounts')
-                  .select('balance_minor')
-                  .where('id', '=', accountId)
-                  .executeTakeFirstOrThrow()
-              ).balance_minor,
-            );
+        const balanceMinor = await this.balanceOf(accountId);
         await this.fail(entry, {
           rule: 'time_limit',
           at: now,
@@ -374,3 +343,18 @@ export class EvaluationEngine {
 }
 
 class PhaseAlreadyMoved extends Error {}
+
+/** Runs `act` on each row; one that ends in `gone` was settled first by someone else (the trader's own close): nothing to do. */
+async function settleEach(
+  rows: ReadonlyArray<{ id: number }>,
+  gone: string,
+  act: (id: number) => Promise<unknown>,
+): Promise<void> {
+  for (const row of rows) {
+    try {
+      await act(Number(row.id));
+    } catch (err) {
+      if ((err as { code?: string }).code !== gone) throw err;
+    }
+  }
+}
