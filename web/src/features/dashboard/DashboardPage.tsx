@@ -1,7 +1,7 @@
 import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { errorMessage } from '../../api';
 import { Alert, Button, Card, Page, Spinner } from '../../components';
-import { Link } from '../accounts';
+import { Link, useAccountSelection } from '../accounts';
 import '../market/market.css';
 import {
   AccountCards,
@@ -33,6 +33,9 @@ export const DASHBOARD_NOT_LOADED = 'Trading data is not loaded.';
 // features' entry points, which also name the pair page's parts.
 const TradingNewsPanel = lazy(() => import('../news/TradingNewsPanel').then((m) => ({ default: m.TradingNewsPanel })));
 const PairsGrid = lazy(() => import('../market/PairsGrid').then((m) => ({ default: m.PairsGrid })));
+// Only a challenge account's dashboard shows it (docs/screens.md#objectives-panel): its code, and the
+// meter's schema, load only then.
+const ObjectivesPanel = lazy(() => import('../evaluations/ObjectivesPanel').then((m) => ({ default: m.ObjectivesPanel })));
 
 /** A lower panel while its code loads: the dashboard's loading line in a card where the panel will be. */
 function LowerPanel({ className, loading, children }: { className: string; loading: string; children: ReactNode }) {
@@ -64,6 +67,8 @@ export function DashboardPage() {
   const showLoadError = platform.isError && platform.errorUpdatedAt !== dismissedFailureAt;
   const tradable = data?.trader_profile && data.trading_account ? data.trading_account : null;
   const digits = digitsLookup(data?.fx_pairs);
+  const { accounts, selected } = useAccountSelection();
+  const onChallenge = selected !== undefined && accounts.find((a) => a.id === selected)?.kind === 'challenge';
 
   const report = (message: string | null) =>
     setBanner((prev) => (message === null ? null : { message, serial: (prev?.serial ?? 0) + 1 }));
@@ -101,6 +106,11 @@ export function DashboardPage() {
       {data && tradable && (
         <>
           <AccountCards account={tradable} />
+          {onChallenge && (
+            <LowerPanel className="objectives" loading="Loading objectives...">
+              <ObjectivesPanel />
+            </LowerPanel>
+          )}
           <div className="trading-grid">
             <div className="trading-grid__side">
               <MarketOrderForm pairs={data.fx_pairs} onError={report} />

@@ -9,7 +9,7 @@ import { digitsLookup } from './format';
 import type { PriceMap } from './livePrices';
 import { LiveTrading } from './liveTrading';
 import { applyTradingMessage, fetchCurrentPrices, tradingKeys } from './queries';
-import { tradingMessageNotice } from './tradeNotices';
+import { evaluationChange, tradingMessageNotice } from './tradeNotices';
 import { type SocketLike, tradingSocketUrl } from './tradingSocket';
 
 /** The latest margin call of this session (docs/api.md#trading-socket), until the trader dismisses it. */
@@ -51,6 +51,8 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
   const setRetry = useSetConnectionRetry();
   const notices = useNotices();
   const marginCallBanners = useRef(0);
+  // The last status and phase seen of each evaluation attempt: a notice on a pass or a failure, once.
+  const attemptStatuses = useRef(new Map<number, string>());
   const [marginCall, setMarginCall] = useState<MarginCallNotice | null>(null);
   const [live] = useState(
     () =>
@@ -81,6 +83,10 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
         // The dashboard shows a margin call in its banner (docs/screens.md#live-data-and-polling); other pages in a notice.
         if (notice && !(message.type === 'margin_call' && marginCallBanners.current > 0)) notices.notify(notice);
         applyTradingMessage(queryClient, message, () => live.socket.send('get_positions_update', {}));
+        if (message.type === 'challenge_update') {
+          const change = evaluationChange(attemptStatuses.current, message.data);
+          if (change) notices.notify(change);
+        }
       },
     });
     live.start();

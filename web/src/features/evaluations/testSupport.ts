@@ -1,0 +1,51 @@
+import type { MeterDto } from '@pipdesk/contract';
+
+/** A challenge account's meter for tests: phase 1 of 10,000.00, 5 % daily, 10 % max loss, 4 trading days. */
+export function meterFixture(over: Partial<MeterDto> = {}): MeterDto {
+  return {
+    attempt: {
+      id: 7,
+      program_id: 3,
+      account_id: 42,
+      user: { id: 1, email: 'a@example.com', full_name: 'A' },
+      phase_index: 0,
+      status: 'active',
+      started_at: '2026-11-02T10:00:00.000Z',
+      phase_started_at: '2026-11-02T10:00:00.000Z',
+      ended_at: null,
+      failure: null,
+    },
+    phase: {
+      index: 0,
+      name: 'Challenge',
+      profit_target_pct: 10,
+      max_daily_loss_pct: 5,
+      daily_loss_basis: 'balance',
+      max_loss_pct: 10,
+      max_loss_mode: 'static',
+      min_trading_days: 4,
+      max_days: 30,
+      best_day_pct: null,
+      require_stop_loss: false,
+      max_lots: null,
+    },
+    initial_balance: 10000,
+    balance: 10200,
+    equity: 10150,
+    day_basis: 10200,
+    daily_loss_floor: 9700,
+    daily_loss_left: 450,
+    max_loss_floor: 9000,
+    max_loss_left: 1150,
+    profit_target_balance: 11000,
+    profit_progress_pct: 20,
+    trading_days: 2,
+    best_day_pnl: 200,
+    best_day_ok: true,
+    day_ends_at: '2026-11-02T23:00:00.000Z',
+    phase_ends_at: '2026-12-01T23:00:00.000Z',
+    status: 'active',
+    failure: null,
+    ...over,
+  };
+}
