@@ -7,6 +7,7 @@ import { Alert, Badge, Button, Card, Field, formatDate, Input, Page, Spinner } f
 import { Link } from '../accounts';
 import { ErrorBox, formatLeverage, formatUsd } from '../trading';
 import '../trading/trading.css';
+import { ProgramsCard } from '../evaluations/ProgramsCard';
 import { academyKeys, changeInstructor, useAcademyMe, useCohorts, useLeaderboard, useRoster } from './api';
 import { CohortForm } from './CohortForm';
 import { ImportStudents } from './ImportStudents';
@@ -104,6 +105,8 @@ export function CohortPage() {
           <Spinner />
         )}
       </Card>
+
+      <ProgramsCard cohortId={cohort.id} canTeach />
 
       <Card title="Import students" aria-label="Import students">
         <ImportStudents cohortId={cohort.id} />

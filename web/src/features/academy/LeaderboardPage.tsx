@@ -6,6 +6,7 @@ import { useAcademyMe, useCohorts, useLeaderboard } from './api';
 import { LeaderboardTable } from './LeaderboardTable';
 import { ResetButton } from './StudentPage';
 import './academy.css';
+import { ProgramsCard } from '../evaluations/ProgramsCard';
 
 export const LEADERBOARD_LOAD_FAILED = 'Failed to load the leaderboard';
 export const NO_COHORT_TEXT = 'You are not in a cohort: the leaderboard ranks the traders of your cohort.';
@@ -38,6 +39,8 @@ export function LeaderboardPage() {
           <LeaderboardTable rows={board.data} highlightUserId={meData?.id} />
         </Card>
       )}
+      {/* A member starts an attempt of a program that allows it (docs/screens.md#programs). */}
+      {cohortId !== null && meData?.role === 'trader' && <ProgramsCard cohortId={cohortId} canTeach={false} />}
     </Page>
   );
 }

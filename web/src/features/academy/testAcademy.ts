@@ -61,4 +61,6 @@ export function makeLeaderboardRow(rank: number, id: number, name: string, overr
 export function serveAcademy(server: FakeAuthServer, me: () => AcademyMeDto) {
   serveTrading(server, () => makePlatformData());
   server.on('/api/academy/me/', () => ok(me()));
+  // The cohort page's and the leaderboard's Programs card (docs/screens.md#programs): none by default.
+  server.on('/api/academy/cohorts/7/programs/', () => ok([]));
 }
