@@ -105,6 +105,19 @@ export const rosterRowSchema = z.object({
   win_rate: z.number().nullable(),
   last_trade_at: isoTime.nullable(),
   flags: z.array(z.enum(ROSTER_FLAGS)),
+  /**
+   * The student's evaluation attempt in one of the cohort's programs (docs/evaluations.md): the
+   * active one, else the latest; null without any.
+   */
+  attempt: z
+    .object({
+      id: z.number().int(),
+      program_id: z.number().int(),
+      program_name: z.string(),
+      phase_index: z.number().int(),
+      status: z.enum(['active', 'passed', 'failed']),
+    })
+    .nullable(),
 });
 export type RosterRowDto = z.infer<typeof rosterRowSchema>;
 export const rosterSchema = z.array(rosterRowSchema);

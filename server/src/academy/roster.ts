@@ -59,6 +59,8 @@ export function rosterRow(standing: Standing, rules: RosterRules): RosterRowDto 
     win_rate: percent(performance?.winRatePct ?? null),
     last_trade_at: iso(standing.lastTradeAt),
     flags: rosterFlags(standing, rules),
+    // Filled by the roster call from the cohort's evaluation attempts (students.ts).
+    attempt: null,
   };
 }
 

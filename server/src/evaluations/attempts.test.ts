@@ -86,6 +86,19 @@ describe('starting attempts', () => {
     const challenge = accounts.find((a) => a.id === body.started[0]!.account_id)!;
     expect(challenge).toMatchObject({ kind: 'challenge', name: p.name, balance: 100, leverage: 100 });
     expect(challenge.challenge).toEqual({ attempt_id: body.started[0]!.id, status: 'active' });
+    // The cohort's roster shows the student's attempt.
+    const roster = (await api(t, cast.instructorA, 'GET', `/api/academy/cohorts/${cast.cohortA.id}/roster/`)).json()
+      .data as Array<{
+      user: { id: number };
+      attempt: unknown;
+    }>;
+    expect(roster.find((r) => r.user.id === cast.memberA.userId)?.attempt).toEqual({
+      id: body.started[0]!.id,
+      program_id: p.id,
+      program_name: p.name,
+      phase_index: 0,
+      status: 'active',
+    });
     // Self-start is off for this program, and another cohort's instructor cannot start it.
     expect((await api(t, cast.memberA, 'POST', `/api/trading/programs/${p.id}/attempts/`)).json().code).toBe(
       'SELF_START_NOT_ALLOWED',

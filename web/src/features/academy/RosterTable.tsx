@@ -79,6 +79,22 @@ const COLUMNS: RosterColumn[] = [
     cell: (r) => (r.last_trade_at ? <time dateTime={r.last_trade_at}>{formatDateTime(r.last_trade_at)}</time> : NO_FIGURE),
   },
   {
+    // The student's evaluation in one of the cohort's programs (docs/screens.md#academy).
+    key: 'evaluation',
+    header: 'Evaluation',
+    cell: (r) =>
+      r.attempt ? (
+        <span>
+          {`${r.attempt.program_name} · Phase ${r.attempt.phase_index + 1} `}
+          <Badge tone={r.attempt.status === 'passed' ? 'profit' : r.attempt.status === 'failed' ? 'loss' : 'accent'}>
+            {r.attempt.status === 'active' ? 'Active' : r.attempt.status === 'passed' ? 'Passed' : 'Failed'}
+          </Badge>
+        </span>
+      ) : (
+        NO_FIGURE
+      ),
+  },
+  {
     key: 'flags',
     header: 'Flags',
     sortKey: 'flags',

@@ -39,6 +39,7 @@ export function makeRosterRow(id: number, name: string, overrides: Partial<Roste
     win_rate: null,
     last_trade_at: null,
     flags: [],
+    attempt: null,
     ...overrides,
   };
 }
