@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import type { AxeResults } from 'axe-core';
 import { expect, submitLogin, test } from './support/session.js';
-import { createTrader, placeFromDashboard, signInAs } from './support/traders.js';
+import { createTrader, placeFromDashboard, setRole, signInAs } from './support/traders.js';
 
 /*
  * The academy (docs/screens.md#academy, #change-password) against the real server: an admin
@@ -18,16 +16,6 @@ import { createTrader, placeFromDashboard, signInAs } from './support/traders.js
  * "Account Info", "Trade Journal"; test ids roster-row-<userId>, temporary-password-<email>,
  * journal-entry-<tradeId>, account-balance.
  */
-
-const cli = path.resolve(import.meta.dirname, '../../server/dist/cli/trader.js');
-
-/** Gives a user a role with the CLI on the suite's data directory. */
-function setRole(email: string, role: 'instructor' | 'admin'): void {
-  execFileSync(process.execPath, [cli, 'role', '--email', email, '--role', role], {
-    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
-    stdio: 'pipe',
-  });
-}
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

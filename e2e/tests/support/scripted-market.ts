@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { test as base } from './session.js';
-import { createTrader as createTraderOn, TRADER_PASSWORD } from './traders.js';
+import { createTrader as createTraderOn, setRole as setRoleOn, TRADER_PASSWORD } from './traders.js';
 
 /**
  * A Pipdesk server of its own whose prices the journey sets: it runs with
@@ -20,6 +20,8 @@ export interface ScriptedMarket {
   tick(symbol: string, bid: number, ask: number): Promise<void>;
   /** Creates a trader (with an account) on this server's database; returns the e-mail. */
   createTrader(name: string): string;
+  /** Gives one of this server's users a role (the CLI on its database). */
+  setRole(email: string, role: 'instructor' | 'admin'): void;
   close(): Promise<void>;
 }
 
@@ -134,6 +136,7 @@ export async function startScriptedMarket(): Promise<ScriptedMarket> {
       }, 10_000);
     },
     createTrader,
+    setRole: (email, role) => setRoleOn(email, role, dataDir),
     close,
   };
 }

@@ -27,6 +27,14 @@ export function createTrader(
   return email;
 }
 
+/** Gives a user a role with the CLI on a data directory (the suite's by default). */
+export function setRole(email: string, role: 'instructor' | 'admin', dataDir = process.env.E2E_DATA_DIR): void {
+  execFileSync(process.execPath, [cli, 'role', '--email', email, '--role', role], {
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' },
+    stdio: 'pipe',
+  });
+}
+
 /** Signs in from the login page and waits for the dashboard. */
 export async function signInAs(page: Page, email: string): Promise<void> {
   await page.goto('/login');
