@@ -1,3 +1,4 @@
+import { Dec } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import type { ChallengeOrderRules, ChallengeRulesSource } from '../trading/challenge.js';
 import { type AttemptRow, findProgram } from './attempts.js';
@@ -12,6 +13,19 @@ export interface BookEntry {
   rules: PhaseRules;
   initialMinor: number;
   floors: { daily: number | null; maxLoss: number };
+  /**
+   * The higher of the two floors as a `Dec`'s raw integer: the check on every tick is one integer
+   * sum and comparison against it (`engine.ts`), and only an equity at or below it is looked at
+   * rule by rule.
+   */
+  thresholdRaw: bigint;
+  /**
+   * How far the unrealized P&L may fall before equity reaches that floor, for the balance it was
+   * worked out at (`slackBalance`): the threshold less the balance, redone only when the balance
+   * moves (a fill), so a tick's check is a single comparison with nothing allocated.
+   */
+  slackRaw: bigint;
+  slackBalance: number;
   /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
   busy: boolean;
 }
@@ -80,16 +94,21 @@ export class EvaluationBook implements ChallengeRulesSource {
     const phase = phasesOf(program)[Number(attempt.phase_index)]!;
     const rules = phaseRules(phase);
     const initialMinor = Number(program.initial_balance_minor);
+    const floors = {
+      daily: dailyLossFloor(rules, initialMinor, Number(attempt.day_basis_minor)),
+      maxLoss: maxLossFloor(rules, initialMinor, Number(attempt.highest_day_end_minor)),
+    };
     this.byAccount.set(Number(attempt.account_id), {
       attempt,
       program,
       phase,
       rules,
       initialMinor,
-      floors: {
-        daily: dailyLossFloor(rules, initialMinor, Number(attempt.day_basis_minor)),
-        maxLoss: maxLossFloor(rules, initialMinor, Number(attempt.highest_day_end_minor)),
-      },
+      floors,
+      thresholdRaw: Dec.scaled(Math.max(floors.daily ?? floors.maxLoss, floors.maxLoss), 2).raw,
+      // Worked out on the first check (the balance is the live book's).
+      slackRaw: 0n,
+      slackBalance: Number.NaN,
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
     });

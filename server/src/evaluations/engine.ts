@@ -15,6 +15,9 @@ import { phaseDays, phaseEndsAt, specOf } from './phase.js';
 import { phasesOf } from './programs.js';
 import { breachOf, dayBasis, passingCheck } from './rules.js';
 
+/** One cent as a `Dec`'s raw integer. */
+const CENT_RAW = Dec.scaled(1, 2).raw;
+
 /** How often the leader looks for day starts and expired phases (docs/evaluations.md#the-day). */
 export const DAY_CHECK_MS = 15_000;
 
@@ -102,7 +105,16 @@ export class EvaluationEngine {
   /** Synchronous, on the tick or fill that revalued the account: equity against the floors, in memory. */
   private onAccount(account: LiveAccount): void {
     const entry = this.deps.book.get(account.accountId);
-    if (!entry || entry.busy || account.unvalued > 0 || !this.deps.isLeader()) return;
+    if (!entry || entry.busy || account.unvalued > 0) return;
+    // The tick's common case, on every account it revalued: equity above the higher floor. With
+    // the room below the balance worked out once per balance, it is one comparison of integers
+    // and nothing allocated (docs/evaluations.md#on-many-nodes).
+    if (entry.slackBalance !== account.balanceMinor) {
+      entry.slackRaw = entry.thresholdRaw - BigInt(account.balanceMinor) * CENT_RAW;
+      entry.slackBalance = account.balanceMinor;
+    }
+    if (account.unrealizedSum.raw > entry.slackRaw) return;
+    if (!this.deps.isLeader()) return;
     const equity = Dec.scaled(account.balanceMinor, 2).plus(account.unrealizedSum);
     const breach = breachOf(equity, entry.floors);
     if (!breach) return;
