@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { WebSocketServer } from 'ws';
-import { buildServer, dist, freePort, parseArgs, startServer, summary } from './lib.mjs';
+import { buildServer, dist, freePort, parseArgs, seededRandom, startServer, summary } from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const STUDENTS = Number(args.students ?? 1_000);
@@ -29,17 +29,7 @@ const SEED = Number(args.seed ?? 20260401);
 const GOAL_P99_MS = 50;
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
-/** A small seeded generator (mulberry32): the same data and walk for the same --seed. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const MIDS = {
   EURUSD: 1.085,

@@ -37,6 +37,7 @@ import {
   JWT_SECRET,
   parseArgs,
   seededPairs,
+  seededRandom,
 } from './lib.mjs';
 import { record } from './results.mjs';
 
@@ -67,17 +68,7 @@ const usd = (ccy) => (ccy === 'USD' ? 1 : REFERENCE_USD_VALUE[ccy]);
 const START_MID = Object.fromEntries(PAIRS.map((p) => [p.symbol, usd(p.baseCurrency) / usd(p.quoteCurrency)]));
 const EURUSD = PAIRS.find((p) => p.symbol === 'EURUSD');
 
-/** mulberry32: the same book and the same walk on every run. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 const between = (random, lo, hi) => lo + random() * (hi - lo);
 /** A price at the pair's digits, stored × 10^10 as the server stores it. */
 const e10 = (pair, price) => Math.round(price * 10 ** pair.digits) * 10 ** (10 - pair.digits);

@@ -17,7 +17,7 @@
 // attempt through its floor, and the check's decision to end it is timed (the database work
 // after it is not part of this in-process figure). Prints a JSON summary, records it
 // (bench/results.mjs: `evaluations`); exits 1 when the goal is missed.
-import { buildServer, dist, parseArgs, seededPairs } from './lib.mjs';
+import { buildServer, dist, parseArgs, seededPairs, seededRandom } from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -42,17 +42,7 @@ const usd = (ccy) => (ccy === 'USD' ? 1 : REFERENCE_USD_VALUE[ccy]);
 const mid = Object.fromEntries(PAIRS.map((p) => [p.symbol, usd(p.baseCurrency) / usd(p.quoteCurrency)]));
 const EURUSD = PAIRS.find((p) => p.symbol === 'EURUSD');
 
-/** mulberry32: the same book and the same walk on every run. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 const random = rng(SEED);
 
 const round = (v, digits) => Number(v.toFixed(digits));

@@ -479,3 +479,15 @@ export async function pacedRun({ url, rate, seconds, connections, request, warmu
     client_event_loop_delay: clientDelay,
   };
 }
+
+/** A small seeded generator (mulberry32): the same data and the same walk for the same seed. */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

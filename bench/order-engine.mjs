@@ -29,7 +29,7 @@
 // Prints a JSON summary; exits 1 when the goal is missed. --trailing-share 0 for the quiet case.
 import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { buildServer, dist, parseArgs, seededPairs } from './lib.mjs';
+import { buildServer, dist, parseArgs, seededPairs, seededRandom } from './lib.mjs';
 
 if (typeof global.gc !== 'function') {
   // Heap figures need a full collection before each reading.
@@ -61,17 +61,7 @@ const catalog = { list: () => PAIRS, get: (s) => PAIRS.find((p) => p.symbol === 
 const usd = (ccy) => (ccy === 'USD' ? 1 : REFERENCE_USD_VALUE[ccy]);
 const START_MID = Object.fromEntries(PAIRS.map((p) => [p.symbol, usd(p.baseCurrency) / usd(p.quoteCurrency)]));
 
-/** mulberry32: the same book and the same walk on every run. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 const between = (random, lo, hi) => lo + random() * (hi - lo);
 const text = (pair, price) => price.toFixed(pair.digits);
 
