@@ -49,8 +49,30 @@ function zodWithoutJsonSchema(): Plugin {
   };
 }
 
+/** The contract's call entries (`contract/src/operations/*.ts`). */
+const OPERATION_ENTRIES = /[\\/]contract[\\/]src[\\/]operations[\\/][^\\/]+\.ts$/;
+/** A `summary:` or `description:` line of an entry whose value is one string literal. */
+const DOC_STRING = /^\s*(summary|description):\s*(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`),[ \t]*$/gm;
+
+/**
+ * Each call's entry in the contract carries its documentation (`summary`, `description`: the API
+ * document and its page are built from them on the server). The web only sends calls and reads
+ * answers, and no code of it reads those two, so its production build drops them: the first load
+ * carries every entry it calls, and their words cost about as much as their code.
+ */
+function contractWithoutDocs(): Plugin {
+  return {
+    name: 'pipdesk:contract-without-docs',
+    apply: 'build',
+    transform(code, id) {
+      if (!OPERATION_ENTRIES.test(id)) return null;
+      return { code: code.replace(DOC_STRING, ''), map: null };
+    },
+  };
+}
+
 export default defineConfig(({ command }) => ({
-  plugins: [react(), zodWithoutJsonSchema()],
+  plugins: [react(), zodWithoutJsonSchema(), contractWithoutDocs()],
   resolve: { alias: command === 'build' ? [contract, reactRouterProduction] : [contract] },
   // Source maps are built but named by no bundle; the server hands them out only with SERVE_SOURCEMAPS=true.
   build: {

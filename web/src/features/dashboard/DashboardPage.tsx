@@ -107,9 +107,9 @@ export function DashboardPage() {
         <>
           <AccountCards account={tradable} />
           {onChallenge && (
-            <LowerPanel className="objectives" loading="Loading objectives...">
+            <Suspense fallback={null}>
               <ObjectivesPanel />
-            </LowerPanel>
+            </Suspense>
           )}
           <div className="trading-grid">
             <div className="trading-grid__side">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluationChange } from '../trading/tradeNotices';
+import { evaluationChange } from './notices';
 import { countdown, objectiveRows, roomAbove } from './objectives';
 import { meterFixture } from './testSupport';
 

@@ -9,7 +9,7 @@ import { digitsLookup } from './format';
 import type { PriceMap } from './livePrices';
 import { LiveTrading } from './liveTrading';
 import { applyTradingMessage, fetchCurrentPrices, tradingKeys } from './queries';
-import { evaluationChange, tradingMessageNotice } from './tradeNotices';
+import { tradingMessageNotice } from './tradeNotices';
 import { type SocketLike, tradingSocketUrl } from './tradingSocket';
 
 /** The latest margin call of this session (docs/api.md#trading-socket), until the trader dismisses it. */
@@ -84,8 +84,12 @@ export function LiveTradingProvider({ children, createSocket, random }: LiveTrad
         if (notice && !(message.type === 'margin_call' && marginCallBanners.current > 0)) notices.notify(notice);
         applyTradingMessage(queryClient, message, () => live.socket.send('get_positions_update', {}));
         if (message.type === 'challenge_update') {
-          const change = evaluationChange(attemptStatuses.current, message.data);
-          if (change) notices.notify(change);
+          // The meter reloads and the notice is worded by code that loads with the first evaluation
+          // message (features/evaluations/notices.ts): a trader without an evaluation never loads it.
+          const meter = message.data;
+          void import('../evaluations/notices').then((m) =>
+            m.onChallengeUpdate(queryClient, notices, attemptStatuses.current, meter),
+          );
         }
       },
     });

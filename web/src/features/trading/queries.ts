@@ -191,10 +191,6 @@ export function applyTradingMessage(queryClient: QueryClient, message: TradingSe
       if (order.status !== 'FILLED') void queryClient.invalidateQueries({ queryKey: tradingKeys.all });
       return;
     }
-    case 'challenge_update':
-      // The Objectives panel's meter reads itself again (features/evaluations/api.ts, under ['trading']).
-      void queryClient.invalidateQueries({ queryKey: [...tradingKeys.all, 'challenge'] });
-      return;
     case 'alert_update':
       // A fired or expired alert leaves the Active list and joins its own (docs/charting.md#alerts).
       void reloadAlerts(queryClient);
