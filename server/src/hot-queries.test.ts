@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 // The repositories register their prepared (hot) queries when imported.
+import './accounts/ledger.js';
 import './accounts/repo.js';
 import './auth/repo.js';
 import { preparedQueries } from './db/prepared.js';

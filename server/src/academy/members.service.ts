@@ -1,6 +1,6 @@
 import type { MemberImportRow, MemberRemovedDto, MembersImportResponse } from '@pipdesk/contract';
 import { z } from 'zod';
-import { findAccountByUser, openAccount } from '../accounts/repo.js';
+import { findAccountByUser, openAccount } from '../accounts/index.js';
 import type { AuthUser } from '../auth/index.js';
 import { generateTemporaryPassword, hashTemporaryPassword } from '../auth/passwords.js';
 import * as users from '../auth/repo.js';

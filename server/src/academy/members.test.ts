@@ -1,7 +1,7 @@
 import { MEMBERS_IMPORT_MAX, membersImportResponseSchema } from '@pipdesk/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAccountByUser, ledgerSum } from '../accounts/repo.js';
+import { findAccountByUser, ledgerSum } from '../accounts/index.js';
 import { disableTrader } from '../auth/service.js';
 import { academyCast, api } from '../test/academy.js';
 import { startTestApp, type TestApp } from '../test/helpers.js';

@@ -17,4 +17,5 @@ export interface NewTrader {
 }
 
 export { createAccountGate } from './gate.js';
+export * from './ledger.js';
 export * from './repo.js';

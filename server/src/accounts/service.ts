@@ -8,7 +8,8 @@ import { parseInput } from '../core/validate.js';
 import { writeTransaction } from '../db/transaction.js';
 import { errors } from '../errors.js';
 import type { NewTrader } from './index.js';
-import { lockAccountByUser, openAccount, postLedgerEntry, recordAccountChange } from './repo.js';
+import { postLedgerEntry } from './ledger.js';
+import { lockAccountByUser, openAccount, recordAccountChange } from './repo.js';
 
 /** Leverage a trading account may have (1:1 to 1:1000, the range retail FX brokers offer). */
 export const LEVERAGE_MIN = 1;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { findAccountByUser, ledgerEntries } from '../accounts/repo.js';
+import { findAccountByUser, ledgerEntries } from '../accounts/index.js';
 import { openDatabase } from '../db/database.js';
 import { ScriptedPriceSource } from '../market/index.js';
 import { MemoryBus } from '../realtime/bus.js';

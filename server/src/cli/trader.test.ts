@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAccountByUser, findProfileByUser, ledgerSum } from '../accounts/repo.js';
+import { findAccountByUser, findProfileByUser, ledgerSum } from '../accounts/index.js';
 import { openDatabase } from '../db/database.js';
 import { MemoryBus } from '../realtime/bus.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { findAccountByUser, findProfileByUser, ledgerSum } from '../accounts/repo.js';
+import { findAccountByUser, findProfileByUser, ledgerSum } from '../accounts/index.js';
 import { freshDatabase, startTestApp } from '../test/helpers.js';
 import { signIn } from '../test/traders.js';
 import { DEMO_EMAIL, DEMO_NAME, DEMO_PASSWORD, seedDemo } from './seed.js';

@@ -1,4 +1,4 @@
-import { openAccount } from '../accounts/repo.js';
+import { openAccount } from '../accounts/index.js';
 import { insertSession } from '../auth/repo.js';
 import { createTokens, newTokenId } from '../auth/tokens.js';
 import type { AppContext } from '../core/context.js';

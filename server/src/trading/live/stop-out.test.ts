@@ -1,6 +1,6 @@
 import type { OrderDto, PlaceMarketOrderResponse } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerSum } from '../../accounts/repo.js';
+import { ledgerSum } from '../../accounts/index.js';
 import { ScriptedPriceSource } from '../../market/index.js';
 import { startTestApp, type TestApp } from '../../test/helpers.js';
 import { signedInTrader } from '../../test/traders.js';
