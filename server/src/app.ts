@@ -16,7 +16,13 @@ import { observeTransactions } from './db/transaction.js';
 import { registerDemoRoutes } from './demo/routes.js';
 import { seedDemo } from './demo/seed.js';
 import { answerFrameworkError, errors, installErrorHandler } from './errors.js';
-import { createEvaluationsModule, EvaluationBook, type EvaluationsModule } from './evaluations/index.js';
+import {
+  attemptsOfAccounts,
+  createEvaluationsModule,
+  EvaluationBook,
+  type EvaluationsModule,
+  rosterAttempts,
+} from './evaluations/index.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { createHealthService } from './health/service.js';
 import { answerClientError } from './http/client-errors.js';
@@ -192,9 +198,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
   // Every node's book of active evaluation attempts: trading reads their order rules, evaluations keep it (docs/evaluations.md).
   const evaluationBook = new EvaluationBook(ctx);
-  const trading = await createTradingModule(ctx, { auth, market, challengeRules: evaluationBook });
+  const trading = await createTradingModule(ctx, {
+    auth,
+    market,
+    challengeRules: evaluationBook,
+    accountAttempts: { ofAccounts: (userId) => attemptsOfAccounts(db.kysely, userId) },
+  });
   const news = await createNewsModule(ctx, { auth, market });
-  const academy = createAcademyModule(ctx, { auth, trading });
+  // The roster shows each student's attempt (docs/evaluations.md); academy reads it through evaluations.
+  const academy = createAcademyModule(ctx, { auth, trading, attempts: { ofCohort: (id) => rosterAttempts(db.kysely, id) } });
   const alerts = createAlertsModule(ctx, { auth, market, sockets: trading.live });
   const charting = createChartingModule(ctx, { auth, market, trading });
   const evaluations = createEvaluationsModule(ctx, { auth, trading, book: evaluationBook, isLeader: () => market.isLeader() });

@@ -5,6 +5,7 @@ import type { TradingModule } from '../trading/index.js';
 import { registerCohortRoutes } from './cohorts.routes.js';
 import { registerMemberRoutes } from './members.routes.js';
 import { registerConsoleRoutes } from './student-routes.js';
+import type { ConsoleDeps } from './students.js';
 
 export interface AcademyModule {
   /** Registers /academy/* under the /api prefix. */
@@ -16,7 +17,10 @@ export interface AcademyModule {
  * instructor's console (roster, leaderboard, students, reset, comments) and the scope rules of
  * every call (scope.ts). See docs/academy.md.
  */
-export function createAcademyModule(ctx: AppContext, deps: { auth: AuthModule; trading: TradingModule }): AcademyModule {
+export function createAcademyModule(
+  ctx: AppContext,
+  deps: { auth: AuthModule; trading: TradingModule; attempts?: ConsoleDeps['attempts'] },
+): AcademyModule {
   const base = { db: ctx.db, clock: ctx.clock, log: ctx.log };
   return {
     registerRoutes: async (api) => {
@@ -30,6 +34,7 @@ export function createAcademyModule(ctx: AppContext, deps: { auth: AuthModule; t
           config: ctx.config,
           trading: deps.trading.service,
           live: deps.trading.live,
+          ...(deps.attempts ? { attempts: deps.attempts } : {}),
         },
         bus: ctx.bus,
       });

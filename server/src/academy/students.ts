@@ -33,6 +33,11 @@ export interface ConsoleDeps {
   live: Pick<LiveTrading, 'accountSnapshot'>;
   /** The standings' cache, kept fresh by the bus (standings.ts). */
   cache?: StandingsCache;
+  /**
+   * Each student's evaluation attempt in a cohort's programs, by user id (the evaluations module's
+   * `rosterAttempts`, handed in by the app: academy does not read that module's tables).
+   */
+  attempts?: { ofCohort(cohortId: number): Promise<Map<number, NonNullable<RosterDto[number]['attempt']>>> };
 }
 
 const studentUser = (s: ScopedStudent) => ({ id: s.userId, email: s.email, full_name: s.fullName });
@@ -42,43 +47,8 @@ export async function rosterOf(deps: ConsoleDeps, caller: AuthUser, cohortId: nu
   await cohortForCaller(deps.db.kysely, caller, cohortId, 'teach');
   const standings = await cohortStandingsOf(deps, cohortId);
   const rows = roster(standings, { marginCallLevel: deps.config.marginCallLevel, now: deps.clock.now() });
-  const attempts = await attemptsOfCohort(deps, cohortId);
+  const attempts = (await deps.attempts?.ofCohort(cohortId)) ?? new Map();
   return rows.map((row) => ({ ...row, attempt: attempts.get(row.user.id) ?? null }));
-}
-
-/**
- * Each student's evaluation attempt in the cohort's programs (docs/evaluations.md): the active one,
- * else the latest. One read per roster call, of the attempts of this cohort's programs only.
- */
-async function attemptsOfCohort(deps: Pick<ConsoleDeps, 'db'>, cohortId: number) {
-  const rows = await deps.db.kysely
-    .selectFrom('evaluation_attempts')
-    .innerJoin('evaluation_programs', 'evaluation_programs.id', 'evaluation_attempts.program_id')
-    .select([
-      'evaluation_attempts.id',
-      'evaluation_attempts.user_id',
-      'evaluation_attempts.program_id',
-      'evaluation_attempts.phase_index',
-      'evaluation_attempts.status',
-      'evaluation_programs.name',
-    ])
-    .where('evaluation_programs.cohort_id', '=', cohortId)
-    .orderBy('evaluation_attempts.id')
-    .execute();
-  const byUser = new Map<number, NonNullable<RosterDto[number]['attempt']>>();
-  for (const r of rows) {
-    const current = byUser.get(Number(r.user_id));
-    // Oldest first: a later attempt replaces an earlier one, unless the earlier is still active.
-    if (current?.status === 'active' && r.status !== 'active') continue;
-    byUser.set(Number(r.user_id), {
-      id: Number(r.id),
-      program_id: Number(r.program_id),
-      program_name: r.name,
-      phase_index: Number(r.phase_index),
-      status: r.status,
-    });
-  }
-  return byUser;
 }
 
 /** GET cohorts/{id}/leaderboard/: its members, its instructors and admins. */

@@ -4,6 +4,7 @@ import {
   type AttemptsStartRequest,
   type AttemptsStartResponse,
   Dec,
+  type RosterRowDto,
 } from '@pipdesk/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { cohortForCaller } from '../academy/scope.js';
@@ -228,4 +229,49 @@ export async function attemptsOfProgram(q: Q, programId: number) {
 /** The phase an attempt is in, from its program. */
 export function phaseOf(program: ProgramRow, attempt: Pick<AttemptRow, 'phase_index'>) {
   return phasesOf(program)[Number(attempt.phase_index)]!;
+}
+
+/**
+ * Each student's evaluation attempt in a cohort's programs (docs/evaluations.md), for the academy's
+ * roster: the active one, else the latest. One read per roster call, of this cohort's programs only.
+ */
+export async function rosterAttempts(q: Q, cohortId: number) {
+  const rows = await q
+    .selectFrom('evaluation_attempts')
+    .innerJoin('evaluation_programs', 'evaluation_programs.id', 'evaluation_attempts.program_id')
+    .select([
+      'evaluation_attempts.id',
+      'evaluation_attempts.user_id',
+      'evaluation_attempts.program_id',
+      'evaluation_attempts.phase_index',
+      'evaluation_attempts.status',
+      'evaluation_programs.name',
+    ])
+    .where('evaluation_programs.cohort_id', '=', cohortId)
+    .orderBy('evaluation_attempts.id')
+    .execute();
+  const byUser = new Map<number, NonNullable<RosterRowDto['attempt']>>();
+  for (const r of rows) {
+    const current = byUser.get(Number(r.user_id));
+    // Oldest first: a later attempt replaces an earlier one, unless the earlier is still active.
+    if (current?.status === 'active' && r.status !== 'active') continue;
+    byUser.set(Number(r.user_id), {
+      id: Number(r.id),
+      program_id: Number(r.program_id),
+      program_name: r.name,
+      phase_index: Number(r.phase_index),
+      status: r.status,
+    });
+  }
+  return byUser;
+}
+
+/** The attempt of each of a trader's challenge accounts (`GET trading/accounts/`'s `challenge`), by account id. */
+export async function attemptsOfAccounts(q: Q, userId: number) {
+  const rows = await q
+    .selectFrom('evaluation_attempts')
+    .select(['id', 'account_id', 'status'])
+    .where('user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((a) => [Number(a.account_id), { attempt_id: Number(a.id), status: a.status }]));
 }

@@ -6,6 +6,7 @@ import type { EvaluationBook } from './book.js';
 import { EvaluationEngine } from './engine.js';
 import { registerEvaluationRoutes } from './routes.js';
 
+export { attemptsOfAccounts, rosterAttempts } from './attempts.js';
 export { EvaluationBook } from './book.js';
 
 export interface EvaluationsModule {

@@ -6,7 +6,7 @@ import type { ChallengeRulesSource } from './challenge.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
 import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
-import { listAccounts } from './queries/accounts-list.js';
+import { type AccountAttempts, listAccounts } from './queries/accounts-list.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
@@ -32,7 +32,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  */
 export async function createTradingModule(
   ctx: AppContext,
-  deps: { auth: AuthModule; market: MarketModule; challengeRules?: ChallengeRulesSource },
+  deps: { auth: AuthModule; market: MarketModule; challengeRules?: ChallengeRulesSource; accountAttempts?: AccountAttempts },
 ): Promise<TradingModule> {
   const service = createTradingService(ctx, deps.market, deps.challengeRules);
   const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
@@ -62,7 +62,8 @@ export async function createTradingModule(
         auth: deps.auth,
         service,
         market: deps.market,
-        listAccounts: (user) => listAccounts({ db: ctx.db, live }, user),
+        listAccounts: (user) =>
+          listAccounts({ db: ctx.db, live, ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}) }, user),
       });
       await performance.registerRoutes(api);
     },

@@ -4,6 +4,11 @@ import type { TradingDeps } from '../deps.js';
 import type { LiveTrading } from '../live/index.js';
 import type { UserId } from '../types.js';
 
+/** Each challenge account's evaluation attempt, by account id. */
+export interface AccountAttempts {
+  ofAccounts(userId: number): Promise<Map<number, { attempt_id: number; status: 'active' | 'passed' | 'failed' }>>;
+}
+
 const money = (amount: Dec) => amount.round(2).toNumber(2);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -13,18 +18,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * position, so an account it does not hold has nothing open: its equity is its balance.
  */
 export async function listAccounts(
-  deps: Pick<TradingDeps, 'db'> & { live: Pick<LiveTrading, 'accountFigures'> },
+  deps: Pick<TradingDeps, 'db'> & {
+    live: Pick<LiveTrading, 'accountFigures'>;
+    /** The evaluations module's attempts of the trader's challenge accounts, by account id (handed in by the app). */
+    attempts?: AccountAttempts;
+  },
   userId: UserId,
 ): Promise<AccountSummaryDto[]> {
   const rows = await accountsOfUser(deps.db.kysely, userId);
-  const challenges = rows.some((r) => r.kind === 'challenge')
-    ? await deps.db.kysely
-        .selectFrom('evaluation_attempts')
-        .select(['id', 'account_id', 'status'])
-        .where('user_id', '=', userId)
-        .execute()
-    : [];
-  const attemptOf = new Map(challenges.map((a) => [Number(a.account_id), { attempt_id: Number(a.id), status: a.status }]));
+  // Only a trader holding a challenge account has attempts to look up.
+  const attemptOf =
+    rows.some((r) => r.kind === 'challenge') && deps.attempts ? await deps.attempts.ofAccounts(userId) : new Map();
   return rows.map((row) => {
     const live = deps.live.accountFigures(Number(row.id));
     const balance = live?.balance ?? Dec.scaled(Number(row.balance_minor), 2);
