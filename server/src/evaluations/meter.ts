@@ -54,8 +54,9 @@ export async function meterOf(
   const needed = Dec.scaled(check.targetBalanceMinor - initialMinor, 2);
   const progress = gained.lte(0) ? 0 : Math.min(100, gained.div(needed).times(100).toNumber(2));
   const ends = phaseEndsAt({ program, attempt, rules });
+  const dto = attemptDto(attempt, user);
   return {
-    attempt: attemptDto(attempt, user),
+    attempt: dto,
     phase: { ...phaseDto(phase), index: Number(attempt.phase_index) },
     initial_balance: usd(initialMinor),
     balance: balance.toNumber(2),
@@ -73,7 +74,7 @@ export async function meterOf(
     day_ends_at: iso(dayOf(deps.clock.now(), specOf({ program })).end),
     phase_ends_at: ends === null ? null : iso(ends),
     status: attempt.status,
-    failure: attemptDto(attempt, user).failure,
+    failure: dto.failure,
   };
 }
 
