@@ -1,9 +1,10 @@
 // Evaluations benchmark (docs/evaluations.md#on-many-nodes): what the breach check costs per tick
 // with many active attempts. In process: the built live book (server/dist/trading/live/book.js)
 // holding --attempts challenge accounts, each with one open position on one of the 12 pairs, and
-// the built evaluation engine's check on every account the book revalues, exactly as the server
-// wires them (the live book's account callback → EvaluationEngine.onAccount, which reads the
-// in-memory book of attempts and compares the exact equity with the floors; no database).
+// the built evaluation engine watching each account's equity through the live book, exactly as
+// the server wires them (the engine follows its book of attempts and sets a watch on each account;
+// the live node runs checkEquityWatch on every account a tick revalued: one field read and one
+// comparison of integers; at or below the floor the engine's exact rule-by-rule check; no database).
 //
 //   node bench/evaluations.mjs [--attempts 10000] [--rate 100] [--seconds 20] [--seed 33] [--no-record]
 //
@@ -33,6 +34,7 @@ const { MemoryPriceBook } = await dist('market/price-book.js');
 const { LiveBook } = await dist('trading/live/book.js');
 const { EvaluationBook } = await dist('evaluations/book.js');
 const { EvaluationEngine } = await dist('evaluations/engine.js');
+const { checkEquityWatch } = await dist('trading/live/equity-watch.js');
 const { dailyLossFloor, maxLossFloor } = await dist('evaluations/rules.js');
 const { Dec } = await import('@pipdesk/contract');
 
@@ -61,7 +63,7 @@ const revalued = [];
 const book = new LiveBook(PAIRS, (account) => revalued.push(account));
 const evaluate = () => {
   const started = process.hrtime.bigint();
-  for (let i = 0; i < revalued.length; i++) engine.onAccount(revalued[i]);
+  for (let i = 0; i < revalued.length; i++) checkEquityWatch(revalued[i]);
   const ns = process.hrtime.bigint() - started;
   revalued.length = 0;
   return ns;
@@ -77,7 +79,7 @@ const engine = new EvaluationEngine({
   clock: { now: () => Date.now() },
   log: { error: (o, m) => console.error(m, o), warn() {}, info() {} },
   book: attempts,
-  live: { onAccountChanged: () => () => {} },
+  live: { watchEquity: (accountId, watch) => book.watch(accountId, watch) },
   trading: {},
   isLeader: () => true,
 });
@@ -140,11 +142,14 @@ for (let i = 1; i <= ATTEMPTS; i++) {
     floors: { daily: dailyLossFloor(rules, INITIAL, INITIAL), maxLoss: maxLossFloor(rules, INITIAL, INITIAL) },
     // As the book computes it (evaluations/book.ts): the higher floor, raw.
     thresholdRaw: Dec.scaled(Math.max(dailyLossFloor(rules, INITIAL, INITIAL), maxLossFloor(rules, INITIAL, INITIAL)), 2).raw,
-    slackRaw: 0n,
-    slackBalance: Number.NaN,
     busy: false,
   });
 }
+// The engine's start as in the server, less the database: it follows the book of attempts and
+// sets each account's equity watch on the live book. The day checks are not part of a tick.
+attempts.loadAll = async () => {};
+engine.checkDays = async () => {};
+await engine.start();
 const loadMs = Number(process.hrtime.bigint() - loadStarted) / 1e6;
 
 // ---- ticks

@@ -1,6 +1,6 @@
 import { Dec } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
-import type { ChallengeOrderRules, ChallengeRulesSource } from '../trading/challenge.js';
+import type { ChallengeOrderRules, ChallengeRulesSource } from '../trading/index.js';
 import { type AttemptRow, findProgram } from './attempts.js';
 import { type ProgramRow, phaseRules, phasesOf, type StoredPhase } from './programs.js';
 import { dailyLossFloor, maxLossFloor, type PhaseRules } from './rules.js';
@@ -14,18 +14,10 @@ export interface BookEntry {
   initialMinor: number;
   floors: { daily: number | null; maxLoss: number };
   /**
-   * The higher of the two floors as a `Dec`'s raw integer: the check on every tick is one integer
-   * sum and comparison against it (`engine.ts`), and only an equity at or below it is looked at
-   * rule by rule.
+   * The higher of the two floors as a `Dec`'s raw integer: the live book watches the account's
+   * equity against it (`engine.ts`), and only an equity at or below it is looked at rule by rule.
    */
   thresholdRaw: bigint;
-  /**
-   * How far the unrealized P&L may fall before equity reaches that floor, for the balance it was
-   * worked out at (`slackBalance`): the threshold less the balance, redone only when the balance
-   * moves (a fill), so a tick's check is a single comparison with nothing allocated.
-   */
-  slackRaw: bigint;
-  slackBalance: number;
   /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
   busy: boolean;
 }
@@ -38,6 +30,8 @@ export interface BookEntry {
  */
 export class EvaluationBook implements ChallengeRulesSource {
   private readonly byAccount = new Map<number, BookEntry>();
+  /** Told of every entry put (and, with undefined, dropped): the engine's equity watches follow the book. */
+  private follower: ((accountId: number, entry: BookEntry | undefined) => void) | undefined;
 
   constructor(private readonly deps: Pick<AppContext, 'db'>) {}
 
@@ -51,6 +45,15 @@ export class EvaluationBook implements ChallengeRulesSource {
 
   size(): number {
     return this.byAccount.size;
+  }
+
+  /** Calls `follower` for every entry now and on every change after; returns the way to stop. */
+  follow(follower: (accountId: number, entry: BookEntry | undefined) => void): () => void {
+    this.follower = follower;
+    for (const [accountId, entry] of this.byAccount) follower(accountId, entry);
+    return () => {
+      this.follower = undefined;
+    };
   }
 
   orderRules(accountId: number): ChallengeOrderRules | undefined {
@@ -68,7 +71,8 @@ export class EvaluationBook implements ChallengeRulesSource {
         ? []
         : await q.selectFrom('evaluation_programs').selectAll().where('id', 'in', programIds).execute();
     const byId = new Map(programs.map((p) => [Number(p.id), p]));
-    this.byAccount.clear();
+    const active = new Set(attempts.map((a) => Number(a.account_id)));
+    for (const accountId of [...this.byAccount.keys()]) if (!active.has(accountId)) this.forget(accountId);
     for (const attempt of attempts) this.put(attempt, byId.get(Number(attempt.program_id))!);
   }
 
@@ -78,7 +82,7 @@ export class EvaluationBook implements ChallengeRulesSource {
     const attempt = await q.selectFrom('evaluation_attempts').selectAll().where('id', '=', attemptId).executeTakeFirst();
     if (!attempt) return;
     if (attempt.status !== 'active') {
-      this.byAccount.delete(Number(attempt.account_id));
+      this.forget(Number(attempt.account_id));
       return;
     }
     const program = await findProgram(q, Number(attempt.program_id));
@@ -87,7 +91,7 @@ export class EvaluationBook implements ChallengeRulesSource {
 
   /** Forgets an attempt at once (its breach is being applied on this node). */
   forget(accountId: number): void {
-    this.byAccount.delete(accountId);
+    if (this.byAccount.delete(accountId)) this.follower?.(accountId, undefined);
   }
 
   private put(attempt: AttemptRow, program: ProgramRow): void {
@@ -98,7 +102,7 @@ export class EvaluationBook implements ChallengeRulesSource {
       daily: dailyLossFloor(rules, initialMinor, Number(attempt.day_basis_minor)),
       maxLoss: maxLossFloor(rules, initialMinor, Number(attempt.highest_day_end_minor)),
     };
-    this.byAccount.set(Number(attempt.account_id), {
+    const entry: BookEntry = {
       attempt,
       program,
       phase,
@@ -106,11 +110,11 @@ export class EvaluationBook implements ChallengeRulesSource {
       initialMinor,
       floors,
       thresholdRaw: Dec.scaled(Math.max(floors.daily ?? floors.maxLoss, floors.maxLoss), 2).raw,
-      // Worked out on the first check (the balance is the live book's).
-      slackRaw: 0n,
-      slackBalance: Number.NaN,
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
-    });
+    };
+    const accountId = Number(attempt.account_id);
+    this.byAccount.set(accountId, entry);
+    this.follower?.(accountId, entry);
   }
 }

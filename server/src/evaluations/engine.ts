@@ -3,10 +3,14 @@ import { sql } from 'kysely';
 import { lockAccountById } from '../accounts/index.js';
 import type { AppContext } from '../core/context.js';
 import { writeTransaction } from '../db/transaction.js';
-import type { LiveAccount } from '../trading/live/book.js';
-import type { LiveTrading } from '../trading/live/index.js';
-import type { TradingServiceImpl } from '../trading/service.js';
-import { accountId as toAccountId, userId as toUserId } from '../trading/types.js';
+import {
+  equityWatch,
+  type LiveAccount,
+  type LiveTrading,
+  type TradingServiceImpl,
+  accountId as toAccountId,
+  userId as toUserId,
+} from '../trading/index.js';
 import { ATTEMPT_CHANGED_TOPIC, findAttempt, findAttemptByAccount, findProgram, type StoredFailure } from './attempts.js';
 import type { BookEntry, EvaluationBook } from './book.js';
 import { dayOf } from './day.js';
@@ -14,9 +18,6 @@ import { meterOf } from './meter.js';
 import { phaseDays, phaseEndsAt, specOf } from './phase.js';
 import { phasesOf } from './programs.js';
 import { breachOf, dayBasis, passingCheck } from './rules.js';
-
-/** One cent as a `Dec`'s raw integer. */
-const CENT_RAW = Dec.scaled(1, 2).raw;
 
 /** How often the leader looks for day starts and expired phases (docs/evaluations.md#the-day). */
 export const DAY_CHECK_MS = 15_000;
@@ -39,7 +40,7 @@ export class EvaluationEngine {
   constructor(
     private readonly deps: Deps & {
       book: EvaluationBook;
-      live: Pick<LiveTrading, 'onAccountChanged' | 'accountSnapshot' | 'accountFigures' | 'sendToAccount' | 'servesAccount'>;
+      live: Pick<LiveTrading, 'watchEquity' | 'accountSnapshot' | 'accountFigures' | 'sendToAccount' | 'servesAccount'>;
       trading: Pick<TradingServiceImpl, 'closePosition' | 'cancelOrder' | 'resetAccount'>;
       isLeader: () => boolean;
     },
@@ -60,7 +61,13 @@ export class EvaluationEngine {
         if (this.deps.isLeader()) this.track(this.checkPassing(entry));
         this.track(this.notify({ accountId }));
       }),
-      this.deps.live.onAccountChanged((account) => this.onAccount(account)),
+      // Each active attempt's account is watched by the live book at its higher floor.
+      book.follow((accountId, entry) =>
+        this.deps.live.watchEquity(
+          accountId,
+          entry ? equityWatch(entry.thresholdRaw, (account) => this.reached(entry, account)) : null,
+        ),
+      ),
     );
     await book.loadAll();
     this.timer = setInterval(() => this.track(this.checkDays()), DAY_CHECK_MS);
@@ -102,19 +109,13 @@ export class EvaluationEngine {
     this.deps.live.sendToAccount(userId, accountId, 'challenge_update', () => ({ data: meter }));
   }
 
-  /** Synchronous, on the tick or fill that revalued the account: equity against the floors, in memory. */
-  private onAccount(account: LiveAccount): void {
-    const entry = this.deps.book.get(account.accountId);
-    if (!entry || entry.busy || account.unvalued > 0) return;
-    // The tick's common case, on every account it revalued: equity above the higher floor. With
-    // the room below the balance worked out once per balance, it is one comparison of integers
-    // and nothing allocated (docs/evaluations.md#on-many-nodes).
-    if (entry.slackBalance !== account.balanceMinor) {
-      entry.slackRaw = entry.thresholdRaw - BigInt(account.balanceMinor) * CENT_RAW;
-      entry.slackBalance = account.balanceMinor;
-    }
-    if (account.unrealizedSum.raw > entry.slackRaw) return;
-    if (!this.deps.isLeader()) return;
+  /**
+   * Synchronous, on the tick or fill that left the account's equity at or below its higher floor
+   * (the live book's watch, docs/evaluations.md#on-many-nodes): the leader compares it with each
+   * floor, exactly, and ends the attempt on a breach.
+   */
+  private reached(entry: BookEntry, account: LiveAccount): void {
+    if (entry.busy || !this.deps.isLeader()) return;
     const equity = Dec.scaled(account.balanceMinor, 2).plus(account.unrealizedSum);
     const breach = breachOf(equity, entry.floors);
     if (!breach) return;

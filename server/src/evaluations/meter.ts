@@ -3,7 +3,7 @@ import { findAccountById } from '../accounts/index.js';
 import type { AuthUser } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
 import { errors } from '../errors.js';
-import type { LiveTrading } from '../trading/live/index.js';
+import type { LiveTrading } from '../trading/index.js';
 import {
   type AttemptRow,
   attemptDto,

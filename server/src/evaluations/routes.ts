@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
 import { operationRoutes } from '../http/operation-route.js';
-import type { LiveTrading } from '../trading/live/index.js';
+import type { LiveTrading } from '../trading/index.js';
 import { selfStartAttempt, startAttempts } from './attempts.js';
 import { attemptBoard, challengeMeter } from './meter.js';
 import { createProgram, listPrograms, updateProgram } from './programs.js';

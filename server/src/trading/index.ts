@@ -10,6 +10,14 @@ import { type AccountAttempts, listAccounts } from './queries/accounts-list.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
+// What other modules use of trading (docs/ARCHITECTURE.md#modules): they import it from here.
+export type { ChallengeOrderRules, ChallengeRulesSource } from './challenge.js';
+export type { LiveAccount } from './live/book.js';
+export { type EquityWatch, equityWatch } from './live/equity-watch.js';
+export type { LiveTrading } from './live/index.js';
+export type { TradingServiceImpl } from './service.js';
+export { accountId, userId } from './types.js';
+
 export interface TradingModule {
   registerRoutes(api: FastifyInstance): Promise<void>;
   registerSockets(app: FastifyInstance): Promise<void>;

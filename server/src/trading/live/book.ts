@@ -10,6 +10,7 @@ import {
 import type { Pair, Quote } from '../../market/index.js';
 import { type ExactQuote, exactQuote, noValue, type PositionValue, valueOpenPosition } from '../math.js';
 import type { OpenBookAccount, PositionState } from '../types.js';
+import type { EquityWatch } from './equity-watch.js';
 
 /** One open position in memory, valued at the latest prices. */
 export interface LivePosition {
@@ -55,6 +56,8 @@ export interface LiveAccount {
   ownPriceMoved: boolean;
   /** Risk engine state (risk.ts). */
   risk: { marginCallArmed: boolean; stopOutRunning: boolean; retryAt: number };
+  /** Another module's watch on its equity (equity-watch.ts), or null. */
+  watch: EquityWatch | null;
 }
 
 /** Account figures of docs/trading-rules.md#account-figures, exact (the contract's `accountFiguresFromTotals`), with the balance and leverage. */
@@ -100,6 +103,8 @@ export class LiveBook {
     catalogue: readonly Pair[],
     /** Called after a tick or an execution changed an account's figures. */
     private readonly onAccountChanged: (account: LiveAccount) => void,
+    /** Equity watches by account (equity-watch.ts): one set before its account is here is found by ensureAccount. */
+    private readonly watches: Map<number, EquityWatch> = new Map(),
   ) {
     const terms = catalogue.map((p) => ({ symbol: p.symbol, base_currency: p.baseCurrency, quote_currency: p.quoteCurrency }));
     for (const pair of catalogue) {
@@ -157,6 +162,14 @@ export class LiveBook {
     return [...this.accounts.keys()];
   }
 
+  /** Sets (null: drops) the watch on an account's equity, now and whenever the account comes into the book. */
+  watch(accountId: number, watch: EquityWatch | null): void {
+    if (watch) this.watches.set(accountId, watch);
+    else this.watches.delete(accountId);
+    const account = this.accounts.get(accountId);
+    if (account) account.watch = watch;
+  }
+
   /** The account, created empty (no positions) if this node has not seen it yet. */
   ensureAccount(accountId: number, userId: number, balanceMinor: number, leverage: number): LiveAccount {
     let account = this.accounts.get(accountId);
@@ -173,6 +186,7 @@ export class LiveBook {
         touchedEpoch: 0,
         ownPriceMoved: false,
         risk: { marginCallArmed: true, stopOutRunning: false, retryAt: 0 },
+        watch: this.watches.get(accountId) ?? null,
       };
       this.accounts.set(accountId, account);
     }

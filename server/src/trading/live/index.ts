@@ -7,8 +7,9 @@ import { errors } from '../../errors.js';
 import type { MarketModule } from '../../market/index.js';
 import type { PositionState } from '../types.js';
 import { AccountReloader } from './account-reload.js';
-import type { Figures, LiveAccount } from './book.js';
+import type { Figures } from './book.js';
 import type { TradingConnection } from './connection.js';
+import type { EquityWatch } from './equity-watch.js';
 import { encodeMessage } from './messages.js';
 import { LiveNode, type LiveTradingService } from './node.js';
 import { type Pacing, realPacing } from './pacer.js';
@@ -36,10 +37,12 @@ export interface LiveTrading {
   /** What this node's live book holds (docs/operations.md#memory); zeros before start(). */
   bookCounts(): { accounts: number; positions: number; dependents: number };
   /**
-   * Watches every revaluation of an account on this node (a tick moving its positions, an
-   * execution), synchronously and without the database: evaluations check their loss floors here.
+   * Sets (null: drops) a watch on an account's equity on this node (equity-watch.ts): called
+   * synchronously, without the database, on every revaluation (a tick moving its positions, an
+   * execution) that leaves the equity at or below the watch's threshold. Evaluations watch their
+   * loss floors this way.
    */
-  onAccountChanged(listener: (account: LiveAccount, figures: () => LiveAccountFigures) => void): () => void;
+  watchEquity(accountId: number, watch: EquityWatch | null): void;
   /** One message to the trading sockets of this node that serve the account (evaluations' `challenge_update`). */
   sendToAccount<K extends TradingServerMessageType>(
     userId: number,
@@ -75,10 +78,8 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
   /** Built by start(); until then the socket answers a P&L subscription 503. */
   let node: LiveNode | undefined;
   const unsubscribers: Array<() => void> = [];
-  const accountListeners = new Set<(account: LiveAccount, figures: () => LiveAccountFigures) => void>();
-  const accountChanged = (account: LiveAccount) => {
-    for (const listener of accountListeners) listener(account, () => node!.book.figures(account));
-  };
+  /** Shared with the book once it exists (start), so a watch set before then is not lost. */
+  const watches = new Map<number, EquityWatch>();
 
   const sockets: TradingSocketServer = new TradingSocketServer({
     auth: deps.auth,
@@ -128,7 +129,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
     registerSockets: (app) => sockets.register(app),
 
     async start() {
-      const live = new LiveNode({ ctx, market, service, sockets, pacing, send, onAccountChanged: accountChanged });
+      const live = new LiveNode({ ctx, market, service, sockets, pacing, send, watches });
       node = live;
       const { book } = live;
       // Follow executions before loading the book, so none committed meanwhile is missed;
@@ -184,9 +185,10 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       return node?.book.counts() ?? { accounts: 0, positions: 0, dependents: 0 };
     },
 
-    onAccountChanged(listener) {
-      accountListeners.add(listener);
-      return () => accountListeners.delete(listener);
+    watchEquity(accountId, watch) {
+      if (node) node.book.watch(accountId, watch);
+      else if (watch) watches.set(accountId, watch);
+      else watches.delete(accountId);
     },
 
     sendToAccount(userId, accountId, type, payload) {

@@ -9,6 +9,7 @@ import {
 } from '../events.js';
 import type { TradingService } from '../service.js';
 import { type Figures, type LiveAccount, LiveBook } from './book.js';
+import { checkEquityWatch, type EquityWatch } from './equity-watch.js';
 import { HeldEvents } from './held-events.js';
 import type { Pacing } from './pacer.js';
 import { BookResync } from './resync.js';
@@ -27,8 +28,8 @@ export interface LiveNodeDeps {
   sockets: Pick<TradingSocketServer, 'authenticated'>;
   pacing: Pacing;
   send: SendToAccount;
-  /** Other modules' watchers of an account's figures (evaluations' breach check): after the risk engine. */
-  onAccountChanged?: (account: LiveAccount) => void;
+  /** Other modules' watches on accounts' equity (equity-watch.ts), checked after the risk engine. */
+  watches?: Map<number, EquityWatch>;
 }
 
 /**
@@ -49,7 +50,7 @@ export class LiveNode {
   constructor(private readonly deps: LiveNodeDeps) {
     const { ctx, market, service, pacing } = deps;
     // The book calls back only on ticks and events, after every part below exists.
-    this.book = new LiveBook(market.pairs.list(), (account) => this.accountChanged(account));
+    this.book = new LiveBook(market.pairs.list(), (account) => this.accountChanged(account), deps.watches);
     this.streams = new PnlStreams(this.book, pacing, ctx.log);
     this.prices = new PriceFanout(deps.sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing, ctx.log);
     this.risk = new RiskEngine({
@@ -90,7 +91,7 @@ export class LiveNode {
 
   private accountChanged(account: LiveAccount): void {
     this.risk.evaluate(account);
-    this.deps.onAccountChanged?.(account);
+    checkEquityWatch(account);
     this.streams.accountChanged(account);
   }
 
