@@ -2,6 +2,8 @@ import { Dec } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
 import type { ChallengeOrderRules, ChallengeRulesSource } from '../trading/index.js';
 import { type AttemptRow, findProgram } from './attempts.js';
+import { dayStartAfter } from './day.js';
+import { phaseEndsAt, specOf } from './phase.js';
 import { type ProgramRow, phaseRules, phasesOf, type StoredPhase } from './programs.js';
 import { dailyLossFloor, maxLossFloor, type PhaseRules } from './rules.js';
 
@@ -18,6 +20,13 @@ export interface BookEntry {
    * equity against it (`engine.ts`), and only an equity at or below it is looked at rule by rule.
    */
   thresholdRaw: bigint;
+  /**
+   * When its next day starts and when its phase runs out (null: no `max_days`), worked out once
+   * when the entry is put: the leader's day check then compares instants and calls no time-zone
+   * code per attempt (engine.ts `checkDays`).
+   */
+  nextDayStart: number;
+  phaseEndsAt: number | null;
   /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
   busy: boolean;
 }
@@ -110,6 +119,8 @@ export class EvaluationBook implements ChallengeRulesSource {
       initialMinor,
       floors,
       thresholdRaw: Dec.scaled(Math.max(floors.daily ?? floors.maxLoss, floors.maxLoss), 2).raw,
+      nextDayStart: dayStartAfter(Number(attempt.day_start_at), specOf({ program }), 1),
+      phaseEndsAt: phaseEndsAt({ program, attempt, rules }),
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
     };

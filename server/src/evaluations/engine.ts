@@ -15,7 +15,7 @@ import { ATTEMPT_CHANGED_TOPIC, findAttempt, findAttemptByAccount, findProgram, 
 import type { BookEntry, EvaluationBook } from './book.js';
 import { dayOf } from './day.js';
 import { meterOf } from './meter.js';
-import { phaseDays, phaseEndsAt, specOf } from './phase.js';
+import { phaseDays, specOf } from './phase.js';
 import { phasesOf } from './programs.js';
 import { breachOf, dayBasis, passingCheck } from './rules.js';
 
@@ -300,11 +300,11 @@ export class EvaluationEngine {
     if (!this.deps.isLeader()) return;
     const now = this.deps.clock.now();
     for (const entry of [...this.deps.book.entries()]) {
-      if (entry.busy) continue;
-      const ends = phaseEndsAt(entry);
+      // The common case, for every attempt every DAY_CHECK_MS: two comparisons of instants.
+      if (entry.busy || (now < entry.nextDayStart && (entry.phaseEndsAt === null || now < entry.phaseEndsAt))) continue;
       const accountId = Number(entry.attempt.account_id);
       const figures = this.deps.live.accountFigures(accountId);
-      if (ends !== null && now >= ends) {
+      if (entry.phaseEndsAt !== null && now >= entry.phaseEndsAt) {
         entry.busy = true;
         const balanceMinor = await this.balanceOf(accountId);
         await this.fail(entry, {
@@ -318,9 +318,7 @@ export class EvaluationEngine {
         });
         continue;
       }
-      const day = dayOf(now, specOf(entry));
-      if (day.start <= Number(entry.attempt.day_start_at)) continue;
-      await this.recordDay(entry, day.start, figures?.equity);
+      await this.recordDay(entry, dayOf(now, specOf(entry)).start, figures?.equity);
     }
   }
 

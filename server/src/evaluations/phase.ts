@@ -1,16 +1,24 @@
 import type { AppContext } from '../core/context.js';
-import type { BookEntry } from './book.js';
+import type { AttemptRow } from './attempts.js';
 import { type DaySpec, dayOf, dayStartAfter } from './day.js';
+import type { ProgramRow } from './programs.js';
+import type { PhaseRules } from './rules.js';
 
-// What the engine and the meter both work out of an attempt's phase (docs/evaluations.md).
+// What the book, the engine and the meter work out of an attempt's phase (docs/evaluations.md).
 
-export const specOf = (entry: Pick<BookEntry, 'program'>): DaySpec => ({
+interface PhaseOf {
+  program: ProgramRow;
+  attempt: AttemptRow;
+  rules: PhaseRules;
+}
+
+export const specOf = (entry: Pick<PhaseOf, 'program'>): DaySpec => ({
   timeZone: entry.program.time_zone,
   dayStart: entry.program.day_start,
 });
 
 /** When a phase with `max_days` ends: the start of the day `max_days` days after the day it started in. */
-export function phaseEndsAt(entry: Pick<BookEntry, 'program' | 'attempt' | 'rules'>): number | null {
+export function phaseEndsAt(entry: PhaseOf): number | null {
   if (entry.rules.maxDays === null) return null;
   return dayStartAfter(Number(entry.attempt.phase_started_at), specOf(entry), entry.rules.maxDays);
 }
@@ -18,7 +26,7 @@ export function phaseEndsAt(entry: Pick<BookEntry, 'program' | 'attempt' | 'rule
 /** Trading days and closed P&L per day of a phase, from its account's fills (docs/evaluations.md#passing-a-phase). */
 export async function phaseDays(
   deps: Pick<AppContext, 'db'>,
-  entry: Pick<BookEntry, 'program' | 'attempt'>,
+  entry: Pick<PhaseOf, 'program' | 'attempt'>,
 ): Promise<{ tradingDays: number; dayPnlsMinor: number[] }> {
   const rows = await deps.db.kysely
     .selectFrom('trades')
