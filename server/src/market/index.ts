@@ -18,8 +18,11 @@ import { ExternalFeedSource } from './sources/external-feed.js';
 import { ModelPriceSource } from './sources/model-source.js';
 import type { Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './types.js';
 
+export { MINUTE_MS } from './candles.js';
 export { pairDto } from './catalogue.js';
 export { isStaleQuote } from './price-book.js';
+export { quoteAround } from './quotes.js';
+export { type BarSeries, loadReplayData, WALK_KEYS_MS, walkKeys } from './replay-data.js';
 export { priceDto } from './service.js';
 export { ScriptedPriceSource } from './sources/scripted.js';
 export type { Candle, ChartRange, Pair, PairCatalog, PriceBook, PriceSource, Quote } from './types.js';
