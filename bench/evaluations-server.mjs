@@ -82,7 +82,7 @@ async function prepare(rand) {
   const clock = { now: () => Date.now() };
   const tokens = createTokens(config, clock);
 
-  const { instructor, cohortId, students } = await writeTransaction(db, async (trx) => {
+  const { instructor, cohortId } = await writeTransaction(db, async (trx) => {
     const insertUser = async (i, role) =>
       Number(
         (
@@ -123,14 +123,12 @@ async function prepare(rand) {
       ).id,
     );
     await trx.insertInto('cohort_instructors').values({ cohort_id: cohort, user_id: instructor, added_at: now }).execute();
-    const students = [];
     for (let i = 1; i <= ATTEMPTS; i++) {
       const userId = await insertUser(i, 'trader');
       await trx.insertInto('cohort_members').values({ cohort_id: cohort, user_id: userId, added_at: now, active: 1 }).execute();
       await openAccount(trx, { userId, balanceMinor: 1_000_000, leverage: 100, now });
-      students.push(userId);
     }
-    return { instructor, cohortId: cohort, students };
+    return { instructor, cohortId: cohort };
   });
 
   const caller = {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { databaseUrlInSchema } from '../scripts/cluster-lib.mjs';
+import { SERVER_NODE_FLAGS } from '../scripts/lib.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
@@ -295,7 +296,7 @@ export function mainThreadSchedule(pid) {
  */
 export async function spawnServer(dataDir, { nodeArgs = [], env = {}, stdout = 'ignore' } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'server/dist/main.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, path.join(root, 'server/dist/main.js')], {
     cwd: root,
     stdio: ['ignore', stdout, 'inherit'],
     env: {

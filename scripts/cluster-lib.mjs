@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from './lib.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const MAIN_JS = path.join(root, 'server/dist/main.js');
@@ -203,7 +204,7 @@ export async function startNginx({ nginx = findNginx(), prefix, host = '127.0.0.
  * does not listen within `timeoutMs`.
  */
 export function startNode({ name, env, timeoutMs = 60_000, onOutput }) {
-  const child = spawnTracked(process.execPath, [MAIN_JS], { cwd: root, env }, onOutput);
+  const child = spawnTracked(process.execPath, [...SERVER_NODE_FLAGS, MAIN_JS], { cwd: root, env }, onOutput);
   const node = {
     name,
     process: child.proc,

@@ -8,6 +8,15 @@ import { precompress } from './precompress.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
+/**
+ * V8 flags every server process runs with (npm start, the cluster, the benchmarks): a young
+ * generation of up to 64 MB a semi-space. A tick revalues every open position with exact
+ * decimals, which allocates briefly at a high rate; with the default 16 MB the scavenges ran
+ * often enough to promote that garbage and stall the event loop for seconds at 10,000 open
+ * positions (docs/operations.md#the-node-process, bench/README.md#evaluations-through-the-server).
+ */
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'];
+
 /** Runs a command inheriting stdio; resolves with its exit code. */
 export function run(cmd, args, options = {}) {
   return new Promise((resolve) => {

@@ -39,6 +39,8 @@ export interface BookEntry {
  */
 export class EvaluationBook implements ChallengeRulesSource {
   private readonly byAccount = new Map<number, BookEntry>();
+  /** Next day starts by program and day (`nextDayStart`); cleared past 10,000. */
+  private readonly nextDays = new Map<string, number>();
   /** Told of every entry put (and, with undefined, dropped): the engine's equity watches follow the book. */
   private follower: ((accountId: number, entry: BookEntry | undefined) => void) | undefined;
 
@@ -103,6 +105,22 @@ export class EvaluationBook implements ChallengeRulesSource {
     if (this.byAccount.delete(accountId)) this.follower?.(accountId, undefined);
   }
 
+  /**
+   * The start of the day after `dayStart` in the program's zone. The attempts of one program
+   * mostly share their day, so it is worked out once per program and day: loading 10,000
+   * attempts then calls the time-zone code a few times, not 10,000.
+   */
+  private nextDayStart(program: ProgramRow, dayStart: number): number {
+    const key = `${program.id}:${program.time_zone}:${program.day_start}:${dayStart}`;
+    let next = this.nextDays.get(key);
+    if (next === undefined) {
+      if (this.nextDays.size >= 10_000) this.nextDays.clear();
+      next = dayStartAfter(dayStart, specOf({ program }), 1);
+      this.nextDays.set(key, next);
+    }
+    return next;
+  }
+
   private put(attempt: AttemptRow, program: ProgramRow): void {
     const phase = phasesOf(program)[Number(attempt.phase_index)]!;
     const rules = phaseRules(phase);
@@ -119,7 +137,7 @@ export class EvaluationBook implements ChallengeRulesSource {
       initialMinor,
       floors,
       thresholdRaw: Dec.scaled(Math.max(floors.daily ?? floors.maxLoss, floors.maxLoss), 2).raw,
-      nextDayStart: dayStartAfter(Number(attempt.day_start_at), specOf({ program }), 1),
+      nextDayStart: this.nextDayStart(program, Number(attempt.day_start_at)),
       phaseEndsAt: phaseEndsAt({ program, attempt, rules }),
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
