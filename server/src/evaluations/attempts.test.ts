@@ -1,5 +1,5 @@
 import { accountsListSchema, attemptsStartResponseSchema, meterSchema, programSchema } from '@pipdesk/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ledgerEntries } from '../accounts/index.js';
 import { ManualClock } from '../core/clock.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
@@ -154,6 +154,17 @@ describe('a breach ends the attempt on the tick that causes it', () => {
     // A second breaching tick changes nothing.
     quote(1.05);
     expect((await meter(account)).failure?.equity).toBe(95);
+  });
+});
+
+describe('the meter', () => {
+  it('counts a fill made after it was read: the trading days it keeps are read again after every fill', async () => {
+    quote(1.1);
+    const p = await program({});
+    const { account } = await attempt(p.id);
+    expect(await meter(account)).toMatchObject({ status: 'active', trading_days: 0 });
+    expect((await buy(account, 0.01)).statusCode).toBe(201);
+    await vi.waitFor(async () => expect((await meter(account)).trading_days).toBe(1));
   });
 });
 

@@ -27,6 +27,14 @@ export interface BookEntry {
    */
   nextDayStart: number;
   phaseEndsAt: number | null;
+  /**
+   * The phase's trading days and closed P&L per day (`phase.ts` `phaseDays`), read once and kept
+   * until the next fill on the account (`daysOf`, `noteFill`): the meter and the pass check then
+   * read no trades while nothing filled. `daysVersion` counts the fills seen, so a read that a
+   * fill overtook is not kept.
+   */
+  days: { tradingDays: number; dayPnlsMinor: number[] } | undefined;
+  daysVersion: number;
   /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
   busy: boolean;
 }
@@ -100,6 +108,14 @@ export class EvaluationBook implements ChallengeRulesSource {
     if (program) this.put(attempt, program);
   }
 
+  /** A fill on the account (every node hears of it on the bus): its trading days are read again when next needed. */
+  noteFill(accountId: number): void {
+    const entry = this.byAccount.get(accountId);
+    if (!entry) return;
+    entry.daysVersion++;
+    entry.days = undefined;
+  }
+
   /** Forgets an attempt at once (its breach is being applied on this node). */
   forget(accountId: number): void {
     if (this.byAccount.delete(accountId)) this.follower?.(accountId, undefined);
@@ -139,6 +155,8 @@ export class EvaluationBook implements ChallengeRulesSource {
       thresholdRaw: Dec.scaled(Math.max(floors.daily ?? floors.maxLoss, floors.maxLoss), 2).raw,
       nextDayStart: this.nextDayStart(program, Number(attempt.day_start_at)),
       phaseEndsAt: phaseEndsAt({ program, attempt, rules }),
+      days: undefined,
+      daysVersion: 0,
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
     };

@@ -15,7 +15,7 @@ import { ATTEMPT_CHANGED_TOPIC, findAttempt, findAttemptByAccount, findProgram, 
 import type { BookEntry, EvaluationBook } from './book.js';
 import { dayOf } from './day.js';
 import { meterOf } from './meter.js';
-import { phaseDays, specOf } from './phase.js';
+import { daysOf, specOf } from './phase.js';
 import { phasesOf } from './programs.js';
 import { breachOf, dayBasis, passingCheck } from './rules.js';
 
@@ -56,6 +56,7 @@ export class EvaluationEngine {
       }),
       bus.subscribe('resync', () => this.track(book.loadAll())),
       bus.subscribe('execution', ({ accountId }) => {
+        book.noteFill(accountId);
         const entry = book.get(accountId);
         if (!entry) return;
         if (this.deps.isLeader()) this.track(this.checkPassing(entry));
@@ -199,7 +200,7 @@ export class EvaluationEngine {
     const accountId = Number(entry.attempt.account_id);
     const snapshot = this.deps.live.accountSnapshot(accountId);
     if (snapshot && snapshot.positions.length > 0) return;
-    const days = await phaseDays(this.deps, entry);
+    const days = await daysOf(this.deps, entry);
     const current = await this.balanceOf(accountId);
     const check = passingCheck(entry.rules, {
       initialMinor: entry.initialMinor,

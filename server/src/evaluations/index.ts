@@ -38,7 +38,7 @@ export function createEvaluationsModule(
   });
   return {
     engine,
-    registerRoutes: (api) => registerEvaluationRoutes(api, { auth: deps.auth, ctx, live: deps.trading.live }),
+    registerRoutes: (api) => registerEvaluationRoutes(api, { auth: deps.auth, ctx, live: deps.trading.live, book: deps.book }),
     start: async () => {
       await engine.start();
       await engine.checkDays();

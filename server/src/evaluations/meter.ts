@@ -12,8 +12,9 @@ import {
   findProgram,
   programForTeacher,
 } from './attempts.js';
+import type { EvaluationBook } from './book.js';
 import { dayOf } from './day.js';
-import { phaseDays, phaseEndsAt, specOf } from './phase.js';
+import { daysOf, type PhaseDays, phaseDays, phaseEndsAt, specOf } from './phase.js';
 import { type ProgramRow, phaseDto, phaseRules, phasesOf } from './programs.js';
 import { dailyLossFloor, maxLossFloor, passingCheck } from './rules.js';
 
@@ -31,6 +32,8 @@ export async function meterOf(
   attempt: AttemptRow,
   program: ProgramRow,
   user: { id: number; email: string; full_name: string },
+  /** The phase's trading days: an active attempt's come from its book entry (`daysOf`). */
+  days: () => Promise<PhaseDays> = () => phaseDays(deps, { program, attempt }),
 ): Promise<MeterDto> {
   const accountId = Number(attempt.account_id);
   const phase = phasesOf(program)[Number(attempt.phase_index)]!;
@@ -43,12 +46,13 @@ export async function meterOf(
   const dailyFloor = dailyLossFloor(rules, initialMinor, Number(attempt.day_basis_minor));
   const maxFloor = maxLossFloor(rules, initialMinor, Number(attempt.highest_day_end_minor));
   const room = (floor: number) => Dec.max(equity.minus(Dec.scaled(floor, 2)), Dec.ZERO).toNumber(2);
-  const days = await phaseDays(deps, { program, attempt });
+  const { tradingDays, dayPnlsMinor } = await days();
   const check = passingCheck(rules, {
     initialMinor,
     balanceMinor: balance.toScaledNumber(2),
     openPositions: 0,
-    ...days,
+    tradingDays,
+    dayPnlsMinor,
   });
   const gained = balance.minus(Dec.scaled(initialMinor, 2));
   const needed = Dec.scaled(check.targetBalanceMinor - initialMinor, 2);
@@ -68,7 +72,7 @@ export async function meterOf(
     max_loss_left: room(maxFloor),
     profit_target_balance: usd(check.targetBalanceMinor),
     profit_progress_pct: progress,
-    trading_days: days.tradingDays,
+    trading_days: tradingDays,
     best_day_pnl: usd(check.bestDayMinor),
     best_day_ok: check.bestDayOk,
     day_ends_at: iso(dayOf(deps.clock.now(), specOf({ program })).end),
@@ -79,13 +83,22 @@ export async function meterOf(
 }
 
 /** GET trading/challenge/?account=: the meter of the caller's challenge account (the gate checked it is theirs). */
-export async function challengeMeter(deps: Deps, caller: AuthUser, accountId: number | undefined): Promise<MeterDto> {
+export async function challengeMeter(
+  deps: Deps & { book: Pick<EvaluationBook, 'get'> },
+  caller: AuthUser,
+  accountId: number | undefined,
+): Promise<MeterDto> {
   if (accountId === undefined) throw errors.attemptNotFound();
+  const user = { id: caller.userId, email: caller.email, full_name: caller.fullName };
+  // An active attempt is in every node's book: its meter reads no row, and its trading days only after a fill.
+  const entry = deps.book.get(accountId);
+  if (entry && Number(entry.attempt.user_id) === caller.userId)
+    return meterOf(deps, entry.attempt, entry.program, user, () => daysOf(deps, entry));
   const attempt = await findAttemptByAccount(deps.db.kysely, accountId);
   if (!attempt || Number(attempt.user_id) !== caller.userId) throw errors.attemptNotFound();
   const program = await findProgram(deps.db.kysely, Number(attempt.program_id));
   if (!program) throw errors.attemptNotFound();
-  return meterOf(deps, attempt, program, { id: caller.userId, email: caller.email, full_name: caller.fullName });
+  return meterOf(deps, attempt, program, user);
 }
 
 /** GET academy/programs/{id}/attempts/: every attempt with its meter, newest first. */

@@ -6,6 +6,11 @@ import type { PhaseRules } from './rules.js';
 
 // What the book, the engine and the meter work out of an attempt's phase (docs/evaluations.md).
 
+export interface PhaseDays {
+  tradingDays: number;
+  dayPnlsMinor: number[];
+}
+
 interface PhaseOf {
   program: ProgramRow;
   attempt: AttemptRow;
@@ -24,10 +29,7 @@ export function phaseEndsAt(entry: PhaseOf): number | null {
 }
 
 /** Trading days and closed P&L per day of a phase, from its account's fills (docs/evaluations.md#passing-a-phase). */
-export async function phaseDays(
-  deps: Pick<AppContext, 'db'>,
-  entry: Pick<PhaseOf, 'program' | 'attempt'>,
-): Promise<{ tradingDays: number; dayPnlsMinor: number[] }> {
+export async function phaseDays(deps: Pick<AppContext, 'db'>, entry: Pick<PhaseOf, 'program' | 'attempt'>): Promise<PhaseDays> {
   const rows = await deps.db.kysely
     .selectFrom('trades')
     .innerJoin('orders', 'orders.id', 'trades.order_id')
@@ -47,4 +49,16 @@ export async function phaseDays(
     pnl.set(date, (pnl.get(date) ?? 0) + Number(row.realized_pnl_minor));
   }
   return { tradingDays: traded.size, dayPnlsMinor: [...pnl.values()] };
+}
+
+/** `phaseDays` of an active attempt, kept on its book entry until the next fill (book.ts `days`). */
+export async function daysOf(
+  deps: Pick<AppContext, 'db'>,
+  entry: PhaseOf & { days: PhaseDays | undefined; daysVersion: number },
+): Promise<PhaseDays> {
+  if (entry.days) return entry.days;
+  const version = entry.daysVersion;
+  const days = await phaseDays(deps, entry);
+  if (entry.daysVersion === version) entry.days = days;
+  return days;
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../core/context.js';
 import { operationRoutes } from '../http/operation-route.js';
 import type { LiveTrading } from '../trading/index.js';
 import { selfStartAttempt, startAttempts } from './attempts.js';
+import type { EvaluationBook } from './book.js';
 import { attemptBoard, challengeMeter } from './meter.js';
 import { createProgram, listPrograms, updateProgram } from './programs.js';
 
@@ -15,6 +16,7 @@ export async function registerEvaluationRoutes(
     auth: Pick<AuthModule, 'authenticate'>;
     ctx: Pick<AppContext, 'db' | 'clock' | 'bus'>;
     live: Pick<LiveTrading, 'accountFigures'>;
+    book: Pick<EvaluationBook, 'get'>;
   },
 ): Promise<void> {
   const route = operationRoutes(api, deps.auth);
@@ -25,5 +27,7 @@ export async function registerEvaluationRoutes(
   route(ops.startAttempts, async ({ ids, body }, { request }) => startAttempts(deps.ctx, request.auth, ids.id, body));
   route(ops.listAttempts, async ({ ids }, { request }) => attemptBoard(withLive, request.auth, ids.id));
   route(ops.selfStartAttempt, async ({ ids }, { request }) => selfStartAttempt(deps.ctx, request.auth, ids.id));
-  route(ops.challengeMeter, async ({ account }, { request }) => challengeMeter(withLive, request.auth, account));
+  route(ops.challengeMeter, async ({ account }, { request }) =>
+    challengeMeter({ ...withLive, book: deps.book }, request.auth, account),
+  );
 }
