@@ -23,7 +23,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
-import { buildServer, dist, freePort, JWT_SECRET, parseArgs, seededRandom, sleep, startServer } from './lib.mjs';
+import {
+  buildServer,
+  dist,
+  freePort,
+  JWT_SECRET,
+  mainThreadSchedule,
+  parseArgs,
+  processCpuSeconds,
+  seededRandom,
+  sleep,
+  startServer,
+} from './lib.mjs';
 import { record } from './results.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -300,6 +311,8 @@ try {
   const meter = [];
   let meterErrors = 0;
   const meterUntil = performance.now() + SECONDS * 1000;
+  const cpuBefore = processCpuSeconds(server.pid);
+  const threadBefore = mainThreadSchedule(server.pid);
   while (performance.now() < meterUntil) {
     const s = meterStudents[Math.floor(rand() * meterStudents.length)];
     const t0 = performance.now();
@@ -316,6 +329,14 @@ try {
     }
     meter.push(performance.now() - t0);
   }
+
+  // The server's share of the window: its CPU (all threads) and its main thread running and waiting for a core.
+  const threadAfter = mainThreadSchedule(server.pid);
+  const serverDuringMeter = {
+    cpu_percent: Math.round(((processCpuSeconds(server.pid) - cpuBefore) / SECONDS) * 100),
+    main_thread_running_percent: Math.round((threadAfter.onCpuMs - threadBefore.onCpuMs) / (SECONDS * 10)),
+    main_thread_waiting_percent: Math.round((threadAfter.waitingMs - threadBefore.waitingMs) / (SECONDS * 10)),
+  };
 
   // The breaches: step j takes breach account j through its floor, and only it.
   const sentAt = new Array(BREACHES);
@@ -334,6 +355,7 @@ try {
     breaches: { expected: BREACHES, seen: seen.length, each_ms: closed.map((v) => (v === null ? null : Math.round(v))) },
     tick_to_breach_closed_ms: stats(seen),
     meter_ms: { ...stats(meter), errors: meterErrors },
+    server_during_meter: serverDuringMeter,
     goals: GOALS,
   };
   ok =

@@ -256,13 +256,11 @@ export interface PositionValue {
 }
 
 /**
- * The one valuation of an open position (docs/trading-rules.md), used by the order path (`valuePosition`)
- * and by the live book on every tick. Each figure needs only its own prices and counts as 0
- * (null for the price) without them:
- * - margin = |units| × (base → USD) ÷ leverage;
- * - current price = bid for a long, ask for a short;
- * - unrealized P&L = units × (current − entry), in the quote currency converted to USD.
- * Writes into `out` and returns it, so the live book values without allocating a result.
+ * The one valuation of an open position (docs/trading-rules.md), into `out`: the order path's
+ * (`valuePosition`); the live book works it out a figure at a time (the two functions below).
+ * Each figure counts as 0 (null for the price) without its prices: margin = |units| × (base →
+ * USD) ÷ leverage; current price = bid for a long, ask for a short; unrealized P&L = units ×
+ * (current − entry), in the quote currency converted to USD.
  */
 export function valueOpenPosition(
   out: PositionValue,
@@ -273,7 +271,7 @@ export function valueOpenPosition(
   quoteRate: UsdRate | undefined,
   baseRate: UsdRate | undefined,
 ): PositionValue {
-  out.margin = baseRate ? marginUsd(signedUnits, baseRate, leverage) : Dec.ZERO;
+  out.margin = positionMargin(signedUnits, leverage, baseRate);
   if (!quote) {
     out.currentPrice = null;
     out.unrealizedPnl = Dec.ZERO;
@@ -281,8 +279,18 @@ export function valueOpenPosition(
   }
   const currentPrice = signedUnits.sign() >= 0 ? quote.bid : quote.ask;
   out.currentPrice = currentPrice;
-  out.unrealizedPnl = quoteRate ? quoteRate.convert(pnlInQuote(signedUnits, entry, currentPrice)) : Dec.ZERO;
+  out.unrealizedPnl = positionUnrealized(signedUnits, entry, currentPrice, quoteRate);
   return out;
+}
+
+/** A position's margin in USD; 0 without the base currency's rate. */
+export function positionMargin(signedUnits: Dec, leverage: number, baseRate: UsdRate | undefined): Dec {
+  return baseRate ? marginUsd(signedUnits, baseRate, leverage) : Dec.ZERO;
+}
+
+/** A position's unrealized P&L in USD at `currentPrice` (its side's price); 0 without the quote currency's rate. */
+export function positionUnrealized(signedUnits: Dec, entry: Dec, currentPrice: Dec, quoteRate: UsdRate | undefined): Dec {
+  return quoteRate ? quoteRate.convert(pnlInQuote(signedUnits, entry, currentPrice)) : Dec.ZERO;
 }
 
 /** A new valuation of nothing: no price, no P&L, no margin (`valueOpenPosition` fills it in). */

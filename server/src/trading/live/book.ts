@@ -1,70 +1,11 @@
-import {
-  type AccountFigures,
-  accountFiguresFromTotals,
-  type ConversionStep,
-  conversionRoute,
-  Dec,
-  rateAlong,
-  UsdRate,
-} from '@pipdesk/contract';
+import { accountFiguresFromTotals, type ConversionStep, conversionRoute, Dec, rateAlong, UsdRate } from '@pipdesk/contract';
 import type { Pair, Quote } from '../../market/index.js';
-import { type ExactQuote, exactQuote, noValue, type PositionValue, valueOpenPosition } from '../math.js';
+import { type ExactQuote, exactQuote, positionMargin, positionUnrealized } from '../math.js';
 import type { OpenBookAccount, PositionState } from '../types.js';
+import type { Figures, LiveAccount, LivePosition } from './book-types.js';
 import type { EquityWatch } from './equity-watch.js';
 
-/** One open position in memory, valued at the latest prices. */
-export interface LivePosition {
-  state: PositionState;
-  account: LiveAccount;
-  pair: Pair;
-  /** Signed units (lots × contract size). */
-  signedUnits: Dec;
-  entry: Dec;
-  long: boolean;
-  /** USD, exact (rounded only for display). */
-  unrealized: Dec;
-  margin: Dec;
-  /** Bid for a long, ask for a short; null until the pair has a price. */
-  currentPrice: Dec | null;
-  /** The same, as the number sent to clients (the pair's digits). */
-  currentPriceNumber: number;
-  /** False while a price or conversion rate it needs is missing (its P&L and margin then count as 0). */
-  valued: boolean;
-  /** Symbols whose ticks change its valuation: its own pair and the pairs converting its currencies to USD. */
-  dependsOn: readonly string[];
-}
-
-/** One trading account in memory: balance, leverage and open positions, with running sums. */
-export interface LiveAccount {
-  accountId: number;
-  userId: number;
-  balanceMinor: number;
-  leverage: number;
-  positions: Map<number, LivePosition>;
-  /** Σ unrealized P&L and Σ margin of the open positions, kept exact by applying deltas. */
-  unrealizedSum: Dec;
-  marginSum: Dec;
-  /** Open positions not valued yet (a price missing): risk waits for them. */
-  unvalued: number;
-  /** Dedupes an account touched by several positions within one tick. */
-  touchedEpoch: number;
-  /**
-   * During the notification of a tick: whether the tick is one of its positions' own pair
-   * (their prices moved) or gave a position its first valuation (its P&L appears), rather
-   * than only moving a pair that converts their currencies to USD.
-   */
-  ownPriceMoved: boolean;
-  /** Risk engine state (risk.ts). */
-  risk: { marginCallArmed: boolean; stopOutRunning: boolean; retryAt: number };
-  /** Another module's watch on its equity (equity-watch.ts), or null. */
-  watch: EquityWatch | null;
-}
-
-/** Account figures of docs/trading-rules.md#account-figures, exact (the contract's `accountFiguresFromTotals`), with the balance and leverage. */
-export interface Figures extends AccountFigures {
-  balance: Dec;
-  leverage: number;
-}
+export type { Figures, LiveAccount, LivePosition } from './book-types.js';
 
 interface PriceState {
   exact: ExactQuote;
@@ -96,8 +37,6 @@ export class LiveBook {
   private epoch = 0;
   /** The tick whose listeners are being notified (null otherwise): lets the streams time a fan-out from its tick. */
   currentTick: Quote | null = null;
-  /** Reused by every revaluation: a tick values its positions without allocating a result each. */
-  private readonly value: PositionValue = noValue();
 
   constructor(
     catalogue: readonly Pair[],
@@ -254,6 +193,9 @@ export class LiveBook {
       margin: Dec.ZERO,
       currentPrice: null,
       currentPriceNumber: 0,
+      inputs: { price: null, quoteRate: null, baseRate: null, leverage: 0 },
+      pnlUsd: Dec.ZERO,
+      marginUsd: Dec.ZERO,
       valued: false,
       dependsOn,
     };
@@ -327,33 +269,41 @@ export class LiveBook {
   private readonly midOf = (symbol: string): Dec | undefined => this.prices.get(symbol)?.exact.mid;
 
   /**
-   * Values one position at current prices (the order path's `valueOpenPosition`) and applies
-   * the change to its account's sums. Until every price it needs is there, its P&L and margin
-   * count as 0, so risk never decides on a partly valued account.
+   * Values one position at current prices (the order path's valuation, `trading/math.ts`, a figure
+   * at a time) and applies the change to its account's sums. A figure is worked out again only
+   * when one of its inputs moved: the margin with the base currency's rate or the leverage, the
+   * P&L with the pair's price or the quote currency's rate. A tick of a pair that only converts a
+   * position's currency so costs one of the two, and a USD-based pair's margin none. Until every
+   * price it needs is there, its P&L and margin count as 0, so risk never decides on a partly
+   * valued account.
    */
   private revalue(position: LivePosition): void {
     const account = position.account;
     const price = this.prices.get(position.pair.symbol);
     const quoteRate = this.rates.get(position.pair.quoteCurrency);
     const baseRate = this.rates.get(position.pair.baseCurrency);
-    const valued = price !== undefined && quoteRate !== undefined && baseRate !== undefined;
-    const value = valueOpenPosition(
-      this.value,
-      position.signedUnits,
-      position.entry,
-      account.leverage,
-      price?.exact,
-      quoteRate,
-      baseRate,
-    );
-    if (price) {
-      position.currentPrice = value.currentPrice;
-      position.currentPriceNumber = position.long ? price.bidNumber : price.askNumber;
+    const inputs = position.inputs;
+    if (baseRate !== inputs.baseRate || account.leverage !== inputs.leverage) {
+      position.marginUsd = positionMargin(position.signedUnits, account.leverage, baseRate);
+      inputs.baseRate = baseRate;
+      inputs.leverage = account.leverage;
     }
-    const unrealized = valued ? value.unrealizedPnl : Dec.ZERO;
-    const margin = valued ? value.margin : Dec.ZERO;
-    account.unrealizedSum = account.unrealizedSum.plus(unrealized).minus(position.unrealized);
-    account.marginSum = account.marginSum.plus(margin).minus(position.margin);
+    if (price !== inputs.price || quoteRate !== inputs.quoteRate) {
+      if (price) {
+        const currentPrice = position.long ? price.exact.bid : price.exact.ask;
+        position.currentPrice = currentPrice;
+        position.currentPriceNumber = position.long ? price.bidNumber : price.askNumber;
+        position.pnlUsd = positionUnrealized(position.signedUnits, position.entry, currentPrice, quoteRate);
+      } else position.pnlUsd = Dec.ZERO;
+      inputs.price = price;
+      inputs.quoteRate = quoteRate;
+    }
+    const valued = price !== undefined && quoteRate !== undefined && baseRate !== undefined;
+    const unrealized = valued ? position.pnlUsd : Dec.ZERO;
+    const margin = valued ? position.marginUsd : Dec.ZERO;
+    if (unrealized !== position.unrealized)
+      account.unrealizedSum = account.unrealizedSum.plus(unrealized).minus(position.unrealized);
+    if (margin !== position.margin) account.marginSum = account.marginSum.plus(margin).minus(position.margin);
     if (valued !== position.valued) account.unvalued += valued ? -1 : 1;
     position.unrealized = unrealized;
     position.margin = margin;
