@@ -19,7 +19,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { WebSocketServer } from 'ws';
-import { buildServer, dist, freePort, parseArgs, seededRandom, startServer, summary } from './lib.mjs';
+import {
+  buildServer,
+  dist,
+  FX_MIDS,
+  freePort,
+  insertBenchCohort,
+  insertBenchUser,
+  parseArgs,
+  seededRandom,
+  startServer,
+  summary,
+} from './lib.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const STUDENTS = Number(args.students ?? 1_000);
@@ -31,20 +42,7 @@ const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
 const random = seededRandom;
 
-const MIDS = {
-  EURUSD: 1.085,
-  GBPUSD: 1.27,
-  USDJPY: 150,
-  USDCHF: 0.88,
-  AUDUSD: 0.66,
-  USDCAD: 1.36,
-  NZDUSD: 0.61,
-  EURGBP: 0.855,
-  EURJPY: 162.75,
-  GBPJPY: 190.5,
-  EURCHF: 0.955,
-  AUDJPY: 99,
-};
+const MIDS = FX_MIDS;
 
 function run(options) {
   return new Promise((resolve, reject) => {
@@ -75,47 +73,16 @@ async function prepare(rand) {
   const e10 = (price) => Math.round(price * 1e10);
 
   const { instructorId, cohortId } = await writeTransaction(db, async (trx) => {
-    const insertUser = async (i, role) =>
-      Number(
-        (
-          await trx
-            .insertInto('users')
-            .values({
-              email: `academy${i}@example.com`,
-              password_hash: 'not-a-hash',
-              full_name: role === 'instructor' ? 'Bench Instructor' : `Bench Student ${i}`,
-              is_active: 1,
-              role,
-              created_at: now,
-              updated_at: now,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-        ).id,
-      );
+    const insertUser = (i, role) =>
+      insertBenchUser(trx, {
+        email: `academy${i}@example.com`,
+        fullName: role === 'instructor' ? 'Bench Instructor' : `Bench Student ${i}`,
+        role,
+        now,
+      });
     const instructor = await insertUser(0, 'instructor');
     await insertSession(trx, { id: sessionId, userId: instructor, now });
-    const cohort = Number(
-      (
-        await trx
-          .insertInto('cohorts')
-          .values({
-            name: 'Bench cohort',
-            description: '',
-            starting_balance_minor: 1_000_000,
-            leverage: 100,
-            starts_at: null,
-            ends_at: null,
-            allow_self_reset: 0,
-            status: 'active',
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    );
-    await trx.insertInto('cohort_instructors').values({ cohort_id: cohort, user_id: instructor, added_at: now }).execute();
+    const cohort = await insertBenchCohort(trx, { instructorId: instructor, now });
 
     for (let i = 1; i <= STUDENTS; i++) {
       const userId = await insertUser(i, 'trader');

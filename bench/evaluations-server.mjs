@@ -26,7 +26,11 @@ import WebSocket, { WebSocketServer } from 'ws';
 import {
   buildServer,
   dist,
+  FX_MIDS,
   freePort,
+  insertBenchCohort,
+  insertBenchUser,
+  insertRows,
   JWT_SECRET,
   mainThreadSchedule,
   parseArgs,
@@ -47,20 +51,7 @@ const GOALS = { breach_closed_p99_ms: 250, meter_p99_ms: 10 };
 const STEP_MS = 400;
 const METER_STUDENTS = 500;
 
-const MIDS = {
-  EURUSD: 1.085,
-  GBPUSD: 1.27,
-  USDJPY: 150,
-  USDCHF: 0.88,
-  AUDUSD: 0.66,
-  USDCAD: 1.36,
-  NZDUSD: 0.61,
-  EURGBP: 0.855,
-  EURJPY: 162.75,
-  GBPJPY: 190.5,
-  EURCHF: 0.955,
-  AUDJPY: 99,
-};
+const MIDS = FX_MIDS;
 const wallNow = () => performance.timeOrigin + performance.now();
 const e10 = (price) => Math.round(price * 1e10);
 const INITIAL = 10_000_000; // 100,000.00
@@ -94,46 +85,15 @@ async function prepare(rand) {
   const tokens = createTokens(config, clock);
 
   const { instructor, cohortId } = await writeTransaction(db, async (trx) => {
-    const insertUser = async (i, role) =>
-      Number(
-        (
-          await trx
-            .insertInto('users')
-            .values({
-              email: `evaluation${i}@example.com`,
-              password_hash: 'not-a-hash',
-              full_name: role === 'instructor' ? 'Bench Instructor' : `Bench Student ${i}`,
-              is_active: 1,
-              role,
-              created_at: now,
-              updated_at: now,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-        ).id,
-      );
+    const insertUser = (i, role) =>
+      insertBenchUser(trx, {
+        email: `evaluation${i}@example.com`,
+        fullName: role === 'instructor' ? 'Bench Instructor' : `Bench Student ${i}`,
+        role,
+        now,
+      });
     const instructor = await insertUser(0, 'instructor');
-    const cohort = Number(
-      (
-        await trx
-          .insertInto('cohorts')
-          .values({
-            name: 'Bench cohort',
-            description: '',
-            starting_balance_minor: 1_000_000,
-            leverage: 100,
-            starts_at: null,
-            ends_at: null,
-            allow_self_reset: 0,
-            status: 'active',
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    );
-    await trx.insertInto('cohort_instructors').values({ cohort_id: cohort, user_id: instructor, added_at: now }).execute();
+    const cohort = await insertBenchCohort(trx, { instructorId: instructor, now });
     for (let i = 1; i <= ATTEMPTS; i++) {
       const userId = await insertUser(i, 'trader');
       await trx.insertInto('cohort_members').values({ cohort_id: cohort, user_id: userId, added_at: now, active: 1 }).execute();
@@ -196,7 +156,6 @@ async function prepare(rand) {
       trailing_stop_pips: null,
     };
   });
-  const { insertRows } = await import('./lib.mjs');
   await writeTransaction(db, (trx) => insertRows(trx, 'positions', positions));
 
   // Sessions for the breach students (their sockets) and a sample of others (the meter calls).

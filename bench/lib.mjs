@@ -492,3 +492,52 @@ export function seededRandom(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Mid prices the benchmarks' feeds start the 12 pairs at. */
+export const FX_MIDS = {
+  EURUSD: 1.085,
+  GBPUSD: 1.27,
+  USDJPY: 150,
+  USDCHF: 0.88,
+  AUDUSD: 0.66,
+  USDCAD: 1.36,
+  NZDUSD: 0.61,
+  EURGBP: 0.855,
+  EURJPY: 162.75,
+  GBPJPY: 190.5,
+  EURCHF: 0.955,
+  AUDJPY: 99,
+};
+
+/** A user row written straight into the database (no password hash: the benchmarks sign tokens themselves); answers its id. */
+export async function insertBenchUser(trx, { email, fullName, role, now }) {
+  const row = await trx
+    .insertInto('users')
+    .values({ email, password_hash: 'not-a-hash', full_name: fullName, is_active: 1, role, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** An active cohort taught by `instructorId`; answers its id. */
+export async function insertBenchCohort(trx, { instructorId, now }) {
+  const row = await trx
+    .insertInto('cohorts')
+    .values({
+      name: 'Bench cohort',
+      description: '',
+      starting_balance_minor: 1_000_000,
+      leverage: 100,
+      starts_at: null,
+      ends_at: null,
+      allow_self_reset: 0,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const cohortId = Number(row.id);
+  await trx.insertInto('cohort_instructors').values({ cohort_id: cohortId, user_id: instructorId, added_at: now }).execute();
+  return cohortId;
+}
