@@ -65,3 +65,5 @@ export function startCluster(options: {
   env?: Record<string, string>;
   onOutput?: (node: number, text: string) => void;
 }): Promise<Cluster>;
+/** V8 flags every server process runs with (scripts/lib.mjs, docs/operations.md#the-node-process). */
+export const SERVER_NODE_FLAGS: readonly string[];

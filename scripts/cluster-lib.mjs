@@ -9,6 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { SERVER_NODE_FLAGS } from './lib.mjs';
 
+export { SERVER_NODE_FLAGS };
+
 export const root = path.resolve(import.meta.dirname, '..');
 export const MAIN_JS = path.join(root, 'server/dist/main.js');
 /** The proxy rules production and the local cluster share (server context). */

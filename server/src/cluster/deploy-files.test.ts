@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findNginx, NGINX_PROXY_CONF, root } from '../../../scripts/cluster-lib.mjs';
+import { findNginx, NGINX_PROXY_CONF, root, SERVER_NODE_FLAGS } from '../../../scripts/cluster-lib.mjs';
 import { testDbKind } from '../test/helpers.js';
 
 const nginx = findNginx();
@@ -74,5 +74,13 @@ describe.skipIf(!systemdAnalyze || testDbKind !== 'sqlite')('the systemd unit', 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** The unit starts the server as `npm start` and the cluster do (docs/operations.md#the-node-process). */
+describe.skipIf(testDbKind !== 'sqlite')('the systemd unit’s command', () => {
+  it('runs node with the flags every server process runs with', () => {
+    const unit = readFileSync(path.join(root, 'deploy/systemd/pipdesk@.service'), 'utf8');
+    expect(/^ExecStart=(.*)$/m.exec(unit)?.[1]).toBe(['/usr/bin/node', ...SERVER_NODE_FLAGS, 'server/dist/main.js'].join(' '));
   });
 });

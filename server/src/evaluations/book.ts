@@ -35,6 +35,8 @@ export interface BookEntry {
    */
   days: { tradingDays: number; dayPnlsMinor: number[] } | undefined;
   daysVersion: number;
+  /** This book's count of changes when the read that put the entry began (`EvaluationBook.reload`). */
+  changedAt: number;
   /** Set while this node applies a breach or a pass, so a tick meanwhile does not start another. */
   busy: boolean;
 }
@@ -47,6 +49,14 @@ export interface BookEntry {
  */
 export class EvaluationBook implements ChallengeRulesSource {
   private readonly byAccount = new Map<number, BookEntry>();
+  /**
+   * Counts reads and drops: each entry carries the count its read began at, and `forgottenAt` the
+   * count each recently forgotten account was dropped at (the last 10,000), so `reload` and
+   * `loadAll` drop a read that began before the entry's own read or before it was forgotten: of
+   * two reads the later one wins, whichever finishes last.
+   */
+  private changes = 0;
+  private readonly forgottenAt = new Map<number, number>();
   /** Next day starts by program and day (`nextDayStart`); cleared past 10,000. */
   private readonly nextDays = new Map<string, number>();
   /** Told of every entry put (and, with undefined, dropped): the engine's equity watches follow the book. */
@@ -70,7 +80,9 @@ export class EvaluationBook implements ChallengeRulesSource {
   follow(follower: (accountId: number, entry: BookEntry | undefined) => void): () => void {
     this.follower = follower;
     for (const [accountId, entry] of this.byAccount) follower(accountId, entry);
+    // Stopping drops every entry's watch too: no tick after it starts a breach nobody awaits.
     return () => {
+      for (const accountId of this.byAccount.keys()) follower(accountId, undefined);
       this.follower = undefined;
     };
   }
@@ -83,6 +95,7 @@ export class EvaluationBook implements ChallengeRulesSource {
   /** Every active attempt, read again (start-up, a bus outage healed). */
   async loadAll(): Promise<void> {
     const q = this.deps.db.kysely;
+    const started = ++this.changes;
     const attempts = await q.selectFrom('evaluation_attempts').selectAll().where('status', '=', 'active').execute();
     const programIds = [...new Set(attempts.map((a) => Number(a.program_id)))];
     const programs =
@@ -91,21 +104,29 @@ export class EvaluationBook implements ChallengeRulesSource {
         : await q.selectFrom('evaluation_programs').selectAll().where('id', 'in', programIds).execute();
     const byId = new Map(programs.map((p) => [Number(p.id), p]));
     const active = new Set(attempts.map((a) => Number(a.account_id)));
-    for (const accountId of [...this.byAccount.keys()]) if (!active.has(accountId)) this.forget(accountId);
-    for (const attempt of attempts) this.put(attempt, byId.get(Number(attempt.program_id))!);
+    // What changed while the attempts were read is newer than this read: it stays as it is.
+    for (const accountId of [...this.byAccount.keys()])
+      if (!active.has(accountId) && this.changedSince(accountId) < started) this.forget(accountId);
+    for (const attempt of attempts)
+      if (this.changedSince(Number(attempt.account_id)) < started)
+        this.put(attempt, byId.get(Number(attempt.program_id))!, started);
   }
 
   /** One attempt read again after a change (started, failed, passed, next phase, a day recorded). */
   async reload(attemptId: number): Promise<void> {
     const q = this.deps.db.kysely;
+    const started = ++this.changes;
     const attempt = await q.selectFrom('evaluation_attempts').selectAll().where('id', '=', attemptId).executeTakeFirst();
     if (!attempt) return;
+    const accountId = Number(attempt.account_id);
     if (attempt.status !== 'active') {
-      this.forget(Number(attempt.account_id));
+      this.forget(accountId);
       return;
     }
     const program = await findProgram(q, Number(attempt.program_id));
-    if (program) this.put(attempt, program);
+    // Reads of one attempt may finish out of order: one that began before the entry last changed
+    // (a later read, or the attempt ended here) would put back what is already out of date.
+    if (program && this.changedSince(accountId) < started) this.put(attempt, program, started);
   }
 
   /** A fill on the account (every node hears of it on the bus): its trading days are read again when next needed. */
@@ -118,7 +139,15 @@ export class EvaluationBook implements ChallengeRulesSource {
 
   /** Forgets an attempt at once (its breach is being applied on this node). */
   forget(accountId: number): void {
+    this.forgottenAt.delete(accountId);
+    if (this.forgottenAt.size >= 10_000) this.forgottenAt.delete(this.forgottenAt.keys().next().value!);
+    this.forgottenAt.set(accountId, ++this.changes);
     if (this.byAccount.delete(accountId)) this.follower?.(accountId, undefined);
+  }
+
+  /** When the account's entry last changed (put or forgotten), on this book's counter. */
+  private changedSince(accountId: number): number {
+    return Math.max(this.byAccount.get(accountId)?.changedAt ?? 0, this.forgottenAt.get(accountId) ?? 0);
   }
 
   /**
@@ -137,7 +166,7 @@ export class EvaluationBook implements ChallengeRulesSource {
     return next;
   }
 
-  private put(attempt: AttemptRow, program: ProgramRow): void {
+  private put(attempt: AttemptRow, program: ProgramRow, readAt: number): void {
     const phase = phasesOf(program)[Number(attempt.phase_index)]!;
     const rules = phaseRules(phase);
     const initialMinor = Number(program.initial_balance_minor);
@@ -157,6 +186,7 @@ export class EvaluationBook implements ChallengeRulesSource {
       phaseEndsAt: phaseEndsAt({ program, attempt, rules }),
       days: undefined,
       daysVersion: 0,
+      changedAt: readAt,
       // A new entry (a day recorded, the next phase) starts free: the work that read it again is done.
       busy: false,
     };

@@ -94,19 +94,21 @@ export class EvaluationEngine {
    */
   private async notify(which: { attemptId: number } | { accountId: number }): Promise<void> {
     const q = this.deps.db.kysely;
-    const attempt = 'attemptId' in which ? await findAttempt(q, which.attemptId) : await findAttemptByAccount(q, which.accountId);
+    // After a fill the attempt is active, in the book: its trading days are read once (`daysOf`).
+    const entry = 'accountId' in which ? this.deps.book.get(which.accountId) : undefined;
+    const attempt =
+      entry?.attempt ??
+      ('attemptId' in which ? await findAttempt(q, which.attemptId) : await findAttemptByAccount(q, which.accountId));
     if (!attempt) return;
     const userId = Number(attempt.user_id);
     const accountId = Number(attempt.account_id);
     if (!this.deps.live.servesAccount(userId, accountId)) return;
-    const program = await findProgram(q, Number(attempt.program_id));
+    const program = entry?.program ?? (await findProgram(q, Number(attempt.program_id)));
     const user = await q.selectFrom('users').select(['id', 'email', 'full_name']).where('id', '=', userId).executeTakeFirst();
     if (!program || !user) return;
-    const meter = await meterOf({ db: this.deps.db, clock: this.deps.clock, live: this.deps.live }, attempt, program, {
-      id: Number(user.id),
-      email: user.email,
-      full_name: user.full_name,
-    });
+    const deps = { db: this.deps.db, clock: this.deps.clock, live: this.deps.live };
+    const who = { id: Number(user.id), email: user.email, full_name: user.full_name };
+    const meter = await meterOf(deps, attempt, program, who, entry ? () => daysOf(deps, entry) : undefined);
     this.deps.live.sendToAccount(userId, accountId, 'challenge_update', () => ({ data: meter }));
   }
 
@@ -160,7 +162,11 @@ export class EvaluationEngine {
         .execute();
       return true;
     });
-    if (!failed) return false;
+    if (!failed) {
+      // Already ended (another node, or the trader's own pass): this node's entry was out of date.
+      await this.deps.book.reload(attemptId);
+      return false;
+    }
     this.deps.book.forget(accountId);
     this.deps.bus.publish('message', { topic: ATTEMPT_CHANGED_TOPIC, payload: { attemptId } });
     await this.wind(entry);
