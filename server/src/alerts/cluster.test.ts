@@ -3,10 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ScriptedPriceSource } from '../market/index.js';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
-const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
+import type { TestApp } from '../test/helpers.js';
+import { clustered, startNodes, type TestNodes } from '../test/nodes.js';
 
 type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
 
@@ -19,35 +17,20 @@ type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
 describe(
   clustered ? 'price alerts across two nodes' : 'price alerts on one node (two nodes need PostgreSQL and TEST_REDIS_URL)',
   () => {
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    let nodes: TestNodes;
     const sources = [new ScriptedPriceSource('first'), new ScriptedPriceSource('second')];
-    const apps: TestApp[] = [];
     let leader: TestApp;
     let follower: TestApp;
     const tick = (source: ScriptedPriceSource, bid: number, ask: number) =>
       source.push({ symbol: 'EURUSD', bid, ask, timestamp: Date.now() });
 
     beforeAll(async () => {
-      db = await freshDatabase();
       tick(sources[0]!, 1.1, 1.1002);
-      for (const priceSource of clustered ? sources : sources.slice(0, 1)) {
-        apps.push(
-          await startTestApp({
-            ...db,
-            keep: true,
-            listen: true,
-            priceSource,
-            env: { CHART_HISTORY_DAYS: '0', ...(clustered ? { REDIS_URL: redisUrl! } : {}) },
-          }),
-        );
-      }
-      leader = apps[0]!;
-      follower = apps.at(-1)!;
-      if (clustered) expect(apps.map((a) => a.market.isLeader())).toEqual([true, false]);
+      nodes = await startNodes(sources, { listen: true });
+      ({ leader, follower } = nodes);
     });
     afterAll(async () => {
-      for (const a of apps) await a.close();
-      await db?.drop();
+      await nodes?.close();
     });
 
     async function createOn(app: TestApp, trader: Trader, body: object): Promise<Alert> {
@@ -100,7 +83,7 @@ describe(
       const before = await createOn(follower, trader, { symbol: 'EURUSD', condition: 'bid_below', price: 1.099 });
       const socket = await socketOn(follower, trader);
       await leader.close();
-      apps.splice(apps.indexOf(leader), 1);
+      nodes.apps.splice(nodes.apps.indexOf(leader), 1);
       await vi.waitFor(() => expect(follower.market.isLeader()).toBe(true), { timeout: 15_000, interval: 50 });
       const after = await createOn(follower, trader, { symbol: 'EURUSD', condition: 'ask_below', price: 1.0992 });
       // Ticks keep coming; the first ones may arrive while the new leader is still loading.

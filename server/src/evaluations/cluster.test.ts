@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setRole } from '../auth/service.js';
 import { ScriptedPriceSource } from '../market/index.js';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
+import type { TestApp } from '../test/helpers.js';
+import { clustered, startNodes, type TestNodes } from '../test/nodes.js';
 import { TradingSocketClient } from '../test/trading-socket-client.js';
 import { auditAccount } from '../trading/audit.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
-const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 
 /**
  * Evaluations on two nodes (docs/evaluations.md#on-many-nodes, PostgreSQL + Redis): an attempt
@@ -20,34 +18,19 @@ const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 describe(
   clustered ? 'evaluations across two nodes' : 'evaluations on one node (two nodes need PostgreSQL and TEST_REDIS_URL)',
   () => {
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    let nodes: TestNodes;
     const sources = [new ScriptedPriceSource('first'), new ScriptedPriceSource('second')];
-    const apps: TestApp[] = [];
     let leader: TestApp;
     let follower: TestApp;
     const tick = (bid: number) => sources[0]!.push({ symbol: 'EURUSD', bid, ask: bid + 0.0002, timestamp: Date.now() });
 
     beforeAll(async () => {
-      db = await freshDatabase();
       tick(1.1);
-      for (const priceSource of clustered ? sources : sources.slice(0, 1)) {
-        apps.push(
-          await startTestApp({
-            ...db,
-            keep: true,
-            listen: true,
-            priceSource,
-            env: { CHART_HISTORY_DAYS: '0', ...(clustered ? { REDIS_URL: redisUrl! } : {}) },
-          }),
-        );
-      }
-      leader = apps[0]!;
-      follower = apps.at(-1)!;
-      if (clustered) expect(apps.map((a) => a.market.isLeader())).toEqual([true, false]);
+      nodes = await startNodes(sources, { listen: true });
+      ({ leader, follower } = nodes);
     });
     afterAll(async () => {
-      for (const a of apps) await a.close();
-      await db?.drop();
+      await nodes?.close();
     });
 
     const call = (app: TestApp, headers: Record<string, string>, method: 'GET' | 'POST', url: string, payload?: unknown) =>

@@ -2,11 +2,9 @@ import type { OrderDto } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ScriptedPriceSource } from '../../market/index.js';
 import { insertSignedInTrader } from '../../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../../test/helpers.js';
+import type { TestApp } from '../../test/helpers.js';
+import { clustered, startNodes, type TestNodes } from '../../test/nodes.js';
 import { auditAccount } from '../audit.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
-const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 
 /**
  * docs/order-engine.md#the-engine on several nodes (PostgreSQL + Redis): orders are placed on
@@ -17,30 +15,17 @@ const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 describe(
   clustered ? 'the order engine across two nodes' : 'the order engine on one node (two nodes need PostgreSQL and TEST_REDIS_URL)',
   () => {
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    let nodes: TestNodes;
     const sources = [new ScriptedPriceSource('first'), new ScriptedPriceSource('second')];
-    const apps: TestApp[] = [];
     let leader: TestApp;
     let follower: TestApp;
     const tick = (source: ScriptedPriceSource, bid: number, ask: number) =>
       source.push({ symbol: 'EURUSD', bid, ask, timestamp: Date.now() });
 
     beforeAll(async () => {
-      db = await freshDatabase();
       tick(sources[0]!, 1.1, 1.1002);
-      for (const priceSource of clustered ? sources : sources.slice(0, 1)) {
-        apps.push(
-          await startTestApp({
-            ...db,
-            keep: true,
-            priceSource,
-            env: { CHART_HISTORY_DAYS: '0', ...(clustered ? { REDIS_URL: redisUrl! } : {}) },
-          }),
-        );
-      }
-      leader = apps[0]!;
-      follower = apps.at(-1)!;
-      if (clustered) expect(apps.map((a) => a.market.isLeader())).toEqual([true, false]);
+      nodes = await startNodes(sources);
+      ({ leader, follower } = nodes);
       // The follower prices orders with the leader's ticks, which reach it over the bus.
       await vi.waitFor(
         () => {
@@ -51,8 +36,7 @@ describe(
       );
     });
     afterAll(async () => {
-      for (const a of apps) await a.close();
-      await db?.drop();
+      await nodes?.close();
     });
 
     /** A tick that has reached the follower: its quote must not be stale when an order comes, however slow the machine. */
@@ -119,7 +103,7 @@ describe(
       expect(stopLoss.statusCode).toBe(201);
 
       await leader.close();
-      apps.splice(apps.indexOf(leader), 1);
+      nodes.apps.splice(nodes.apps.indexOf(leader), 1);
       await vi.waitFor(() => expect(follower.market.isLeader()).toBe(true), { timeout: 15_000, interval: 50 });
       // Placed once the new leader leads: it learns of it over the bus.
       const after = await placeOn(follower, t, { side: 'BUY', order_type: 'STOP', price: 1.1015 });

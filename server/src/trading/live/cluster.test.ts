@@ -3,11 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ScriptedPriceSource } from '../../market/index.js';
 import { insertSignedInTrader } from '../../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../../test/helpers.js';
+import type { TestApp } from '../../test/helpers.js';
+import { clustered, startNodes, type TestNodes } from '../../test/nodes.js';
 import { auditAccount } from '../audit.js';
-
-const redisUrl = process.env.TEST_REDIS_URL;
-const clustered = testDbKind === 'postgres' && redisUrl !== undefined;
 
 /**
  * docs/operations.md#one-process-or-many: several nodes behind a load balancer (PostgreSQL + Redis). A trader's socket on
@@ -20,35 +18,20 @@ describe(
     ? 'live trading across two nodes'
     : 'live trading on one node (the two-node case runs with PostgreSQL and TEST_REDIS_URL)',
   () => {
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
-    const apps: TestApp[] = [];
+    let nodes: TestNodes;
     const leaderPrices = new ScriptedPriceSource();
     let orderNode: TestApp;
     let socketNode: TestApp;
     const tick = (symbol: string, bid: number, ask: number) => leaderPrices.push({ symbol, bid, ask, timestamp: Date.now() });
 
     beforeAll(async () => {
-      db = await freshDatabase();
       tick('EURUSD', 1.1, 1.1001);
       tick('GBPUSD', 1.3, 1.3002);
-      for (const priceSource of clustered ? [leaderPrices, new ScriptedPriceSource()] : [leaderPrices]) {
-        apps.push(
-          await startTestApp({
-            ...db,
-            keep: true,
-            listen: true,
-            priceSource,
-            env: { CHART_HISTORY_DAYS: '0', ...(clustered ? { REDIS_URL: redisUrl! } : {}) },
-          }),
-        );
-      }
-      orderNode = apps[0]!;
-      socketNode = apps.at(-1)!;
-      if (clustered) expect(apps.map((a) => a.market.isLeader())).toEqual([true, false]);
+      nodes = await startNodes([leaderPrices, new ScriptedPriceSource()], { listen: true });
+      ({ leader: orderNode, follower: socketNode } = nodes);
     });
     afterAll(async () => {
-      for (const a of apps) await a.close();
-      await db?.drop();
+      await nodes?.close();
     });
 
     it('confirms on one node an order executed on another, and streams the leader’s prices there', async () => {
