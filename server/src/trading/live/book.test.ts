@@ -423,3 +423,77 @@ describe('LiveBook', () => {
     }
   });
 });
+
+describe('LiveBook: a large tick in slices (docs/operations.md#ticks-in-slices)', () => {
+  /** Two books with the same accounts: one applies every tick at once, the other 4 positions a turn. */
+  function twoBooks() {
+    const changed: Array<{ account: number; unrealized: string; tick: string | undefined }> = [];
+    const whole = new LiveBook(catalogue, () => {});
+    const sliced = new LiveBook(
+      catalogue,
+      (a) =>
+        changed.push({ account: a.accountId, unrealized: a.unrealizedSum.toFixed(10), tick: sliced.currentTick?.mid.toString() }),
+      undefined,
+      4,
+    );
+    for (const s of SYMBOLS) {
+      whole.seedPrice(quote(s, MIDS[s]!));
+      sliced.seedPrice(quote(s, MIDS[s]!));
+    }
+    // Ten accounts, each with a EURUSD position and a EURGBP one (both move on a EURUSD tick: the
+    // pair itself, and EURGBP's margin through EUR's rate), so a EURUSD tick moves 20 positions.
+    for (let id = 1; id <= 10; id++) {
+      const positions = () => [state(id, 'EURUSD', 10 * id, '1.08'), state(id, 'EURGBP', -5 * id, '0.86')];
+      loadTestAccount(whole, id, positions());
+      loadTestAccount(sliced, id, positions());
+    }
+    return { whole, sliced, changed };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const unrealized = (book: LiveBook) => book.accountIds().map((id) => book.account(id)!.unrealizedSum.toFixed(10));
+
+  it('revalues whole accounts per turn, lets the event loop run between, and ends where the whole tick does', async () => {
+    const { whole, sliced, changed } = twoBooks();
+    const before = unrealized(sliced);
+    whole.onTick(quote('EURUSD', 1.09));
+    sliced.onTick(quote('EURUSD', 1.09));
+    // The first turn took two accounts (4 positions): notified with that tick, each whole.
+    expect(changed.map((c) => c.account)).toEqual([1, 2]);
+    expect(changed.every((c) => c.tick === quote('EURUSD', 1.09).mid.toString())).toBe(true);
+    expect(unrealized(sliced).slice(2)).toEqual(before.slice(2));
+    expect(sliced.ticksPending()).toBe(1);
+    await turn();
+    expect(changed).toHaveLength(4);
+    let turns = 1;
+    for (; sliced.ticksPending() > 0; turns++) await turn();
+    // Five turns of two accounts, and one that finds the walk at its end.
+    expect(turns).toBeLessThanOrEqual(6);
+    expect(changed.map((c) => c.account)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(unrealized(sliced)).toEqual(unrealized(whole));
+  });
+
+  it('applies ticks that arrive meanwhile after it, in order, none skipped', async () => {
+    const { whole, sliced, changed } = twoBooks();
+    const ticks = [quote('EURUSD', 1.09), quote('GBPUSD', 1.27), quote('EURUSD', 1.0905), quote('EURGBP', 0.861)];
+    for (const q of ticks) {
+      whole.onTick(q);
+      sliced.onTick(q);
+    }
+    expect(sliced.ticksPending()).toBe(4);
+    while (sliced.ticksPending() > 0) await turn();
+    expect(unrealized(sliced)).toEqual(unrealized(whole));
+    // Every account heard of each of the four ticks, in the order they came.
+    const mids = ticks.map((q) => q.mid.toString());
+    for (let id = 1; id <= 10; id++) expect(changed.filter((c) => c.account === id).map((c) => c.tick)).toEqual(mids);
+  });
+
+  it('stops: the tick under way and those waiting are dropped', async () => {
+    const { sliced, changed } = twoBooks();
+    sliced.onTick(quote('EURUSD', 1.09));
+    sliced.onTick(quote('EURUSD', 1.091));
+    sliced.stop();
+    expect(sliced.ticksPending()).toBe(0);
+    await turn();
+    expect(changed.map((c) => c.account)).toEqual([1, 2]);
+  });
+});

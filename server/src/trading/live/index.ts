@@ -171,6 +171,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
       await reloading;
       sockets.stop();
+      node?.book.stop();
       node?.streams.stop();
       node?.prices.stop();
       await node?.risk.stop();
