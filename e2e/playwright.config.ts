@@ -30,7 +30,9 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: path.resolve(import.meta.dirname, '../.tmp/e2e-results.json') }]],
   use: {
     baseURL,
-    trace: 'retain-on-failure',
+    // A failed journey keeps its trace (actions, DOM snapshots, network) but no screencast: the
+    // screenshots of a page that repaints on every tick doubled the suite's time (docs/decisions.md).
+    trace: { mode: 'retain-on-failure', screenshots: false },
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
