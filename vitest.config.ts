@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
@@ -22,11 +23,19 @@ const serverProject = (name: string, env: Record<string, string>) => ({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks' as const,
+    // One module graph per worker, not per file: every server test file imports the whole server,
+    // and evaluating it afresh for each of ~120 files cost about a third of the suite's time. No
+    // server test relies on a fresh module: the state a test makes lives in the app it starts and
+    // closes (docs/decisions.md).
+    isolate: false,
   },
 });
 
 export default defineConfig({
   test: {
+    // Vitest's default on a 2-core machine is one file at a time; most server test files wait on
+    // sockets, child processes and timers rather than compute, so two run side by side.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         resolve: { alias },

@@ -145,7 +145,8 @@ describe('a breach ends the attempt on the tick that causes it', () => {
         .results.filter((o: { reason: string }) => o.reason === 'challenge_breach');
     await expect.poll(closes, { timeout: 5_000 }).toHaveLength(1);
     expect(await closes()).toMatchObject([{ status: 'FILLED', side: 'SELL', average_fill_price: 1.0952 }]);
-    expect((await meter(account)).balance).toBe(95);
+    // The meter reads the node's live book, which hears of the close on the bus just after its commit.
+    await expect.poll(async () => (await meter(account)).balance, { timeout: 5_000 }).toBe(95);
     // Read-only from now on: 409, nothing stored.
     const refused = await buy(account, 0.01);
     expect([refused.statusCode, refused.json().code]).toEqual([409, 'CHALLENGE_CLOSED']);
