@@ -487,6 +487,21 @@ describe('LiveBook: a large tick in slices (docs/operations.md#ticks-in-slices)'
     for (let id = 1; id <= 10; id++) expect(changed.filter((c) => c.account === id).map((c) => c.tick)).toEqual(mids);
   });
 
+  it('once 100 ticks wait, a pair’s newer tick takes the place of its waiting one: the queue stays bounded and ends at the newest prices', async () => {
+    const { whole, sliced } = twoBooks();
+    const ticks: Quote[] = [];
+    for (let i = 0; i < 300; i++) {
+      const symbol = ['EURUSD', 'GBPUSD', 'EURGBP'][i % 3]!;
+      ticks.push(quote(symbol, MIDS[symbol]! + (i % 7) * 0.0001));
+    }
+    for (const q of ticks) sliced.onTick(q);
+    // The first tick is under way; 100 wait, and the 199 after them each replaced one of its pair.
+    expect(sliced.ticksPending()).toBe(101);
+    while (sliced.ticksPending() > 0) await turn();
+    for (const q of ticks.slice(-3)) whole.onTick(q);
+    expect(unrealized(sliced)).toEqual(unrealized(whole));
+  });
+
   it('stops: the tick under way and those waiting are dropped', async () => {
     const { sliced, changed } = twoBooks();
     sliced.onTick(quote('EURUSD', 1.09));

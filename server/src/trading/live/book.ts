@@ -22,6 +22,9 @@ const HUNDRED = Dec.from(100);
  */
 export const SLICE_POSITIONS = 256;
 
+/** Ticks that may wait behind the one under way before a pair's newer tick replaces its waiting one (`onTick`). */
+export const MAX_WAITING_TICKS = 100;
+
 /** A tick being applied: its quote, its dedupe epoch and where the walk of its positions stands. */
 interface TickRun {
   quote: Quote;
@@ -258,11 +261,26 @@ export class LiveBook {
    * waiting behind the whole book (docs/operations.md#ticks-in-slices). A slice takes whole
    * accounts: every position of an account is revalued in the same slice, so an account's
    * figures are always those of one tick. Ticks that arrive meanwhile wait, in order, and each
-   * is applied in full; a tick is never skipped.
+   * is applied in full, unless the node falls `MAX_WAITING_TICKS` behind (`replaceWaiting`).
    */
   onTick(quote: Quote): void {
+    if (this.waiting.length >= MAX_WAITING_TICKS && this.replaceWaiting(quote)) return;
     this.waiting.push(quote);
     if (!this.working && !this.resume) this.work();
+  }
+
+  /**
+   * A node that has fallen `MAX_WAITING_TICKS` behind (more ticks come than it can apply) takes a
+   * newer tick of a pair in place of that pair's tick still waiting, so it catches up with the
+   * market instead of falling further behind and its queue stays bounded.
+   */
+  private replaceWaiting(quote: Quote): boolean {
+    for (let i = this.waiting.length - 1; i >= 0; i--) {
+      if (this.waiting[i]!.symbol !== quote.symbol) continue;
+      this.waiting[i] = quote;
+      return true;
+    }
+    return false;
   }
 
   /** Ticks received and not yet applied in full: the one under way and those waiting behind it. */
