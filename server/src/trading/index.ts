@@ -11,6 +11,12 @@ import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
 // What other modules use of trading (docs/ARCHITECTURE.md#modules): they import it from here.
+export type {
+  AccountMarketLoader,
+  AccountMarketSource,
+  AccountMarkets,
+  BoundAccountMarket,
+} from './account-markets.js';
 export type { ChallengeOrderRules, ChallengeRulesSource } from './challenge.js';
 export type { LiveAccount } from './live/book.js';
 export { type EquityWatch, equityWatch } from './live/equity-watch.js';
