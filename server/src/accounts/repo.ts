@@ -307,3 +307,8 @@ export async function accountsOfUsers(q: Q, userIds: readonly number[]) {
   }
   return rows;
 }
+
+/** Closes an account (a replay session ended, docs/replay.md): it takes no more orders; its history stays. Run inside a write transaction. */
+export async function closeAccount(trx: Q, accountId: number, now: number): Promise<void> {
+  await trx.updateTable('trading_accounts').set({ status: 'CLOSED', updated_at: now }).where('id', '=', accountId).execute();
+}

@@ -3,6 +3,7 @@ import type {
   OrderResponse,
   OrdersQuery,
   PairTradingDto,
+  PerformanceDto,
   PlatformDataDto,
   UserDto,
 } from '@pipdesk/contract';
@@ -25,6 +26,7 @@ import type { TradingDeps } from './deps.js';
 import type { TriggerExecutor } from './engine/ports.js';
 import { InFlightKeys } from './idempotency.js';
 import { Pricing } from './math.js';
+import { performanceOfUser } from './performance/service.js';
 import { loadOpenBook } from './queries/open-book.js';
 import { exportOrdersCsv } from './queries/orders-export.js';
 import { listOrders, type OrdersPageData } from './queries/orders-page.js';
@@ -130,6 +132,8 @@ export interface TradingServiceImpl extends TradingService {
   ): Promise<ModifyPositionResponse>;
   /** Every order matching the orders/ filters as CSV text chunks (header first); 400 on bad filters, thrown at once. */
   exportOrders(userId: UserId, query: OrdersQuery, account?: number): AsyncGenerator<string>;
+  /** The statistics of one of the trader's accounts (docs/performance.md), valued on the account's own market. */
+  accountPerformance(userId: number, account: number): Promise<PerformanceDto>;
   /** The academy's reset of a trader's account (docs/academy.md#reset); tells whether the answer is a replayed one. */
   resetAccount(input: ResetAccountInput, idempotencyKey?: string): Promise<{ response: ResetAccountResult; replayed: boolean }>;
 }
@@ -197,6 +201,7 @@ export function createTradingService(
     modifyPosition: (user, position, input, account) =>
       on(account, (d) => modifyPosition(d, userId(user), positionId(position), input, optionalAccountId(account))),
     exportOrders: (user, query, account) => exportOrdersCsv(deps, user, query, undefined, optionalAccountId(account)),
+    accountPerformance: (user, account) => on(account, (d) => performanceOfUser(d, userId(user), accountId(account))),
     resetAccount: (input, key) => resetAccount(deps, input, key),
   };
 }

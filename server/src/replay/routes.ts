@@ -1,0 +1,26 @@
+import { ops } from '@pipdesk/contract';
+import type { FastifyInstance } from 'fastify';
+import type { AuthModule } from '../auth/index.js';
+import { operationRoutes } from '../http/operation-route.js';
+import type { ReplaySessions } from './sessions.js';
+
+/** The replay calls (DESIGN §19, docs/replay.md#sessions-and-their-calls); the rules are in sessions.ts. */
+export async function registerReplayRoutes(
+  api: FastifyInstance,
+  deps: { auth: Pick<AuthModule, 'authenticate'>; sessions: ReplaySessions },
+): Promise<void> {
+  const route = operationRoutes(api, deps.auth);
+  const { sessions } = deps;
+  route(ops.createReplay, async ({ body }, { request }) => ({ replay: await sessions.create(request.auth.userId, body) }));
+  route(ops.listReplays, async (_input, { request }) => ({ replays: await sessions.list(request.auth.userId) }));
+  route(ops.getReplay, async ({ ids }, { request }) => sessions.get(request.auth.userId, ids.id));
+  route(ops.deleteReplay, async ({ ids }, { request }) => ({ replay: await sessions.remove(request.auth.userId, ids.id) }));
+  route(ops.playReplay, async ({ ids, body }, { request }) => ({
+    replay: await sessions.play(request.auth.userId, ids.id, body.speed),
+  }));
+  route(ops.pauseReplay, async ({ ids }, { request }) => ({ replay: await sessions.pause(request.auth.userId, ids.id) }));
+  route(ops.stepReplay, async ({ ids, body }, { request }) => ({
+    replay: await sessions.step(request.auth.userId, ids.id, body.minutes),
+  }));
+  route(ops.seekReplay, async ({ ids, body }, { request }) => ({ replay: await sessions.seek(request.auth.userId, ids.id, body.to) }));
+}
