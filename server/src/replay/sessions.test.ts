@@ -16,24 +16,37 @@ import { SessionMarket } from './session-market.js';
  */
 
 const SYMBOLS = ['AUDUSD', 'EURUSD', 'GBPUSD', 'USDJPY'];
-const START = Date.UTC(2023, 3, 4, 7, 0, 0);
 const WINDOW_MINUTES = 360;
+const digitsOf = (symbol: string) => seededPairs().find((p) => p.symbol === symbol)!.digits;
+const round = (symbol: string, price: number) => Number(price.toFixed(digitsOf(symbol)));
+/** The first of some London mornings where every pair has room for a level between its start quote and its extremes. */
+const START = [4, 5, 6, 12, 13, 14, 18, 19, 20]
+  .map((day) => Date.UTC(2023, 3, day, 7, 0, 0))
+  .find((start) => hasRoom(ticksOfWindow(start)))!;
 const END = START + WINDOW_MINUTES * 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
 
 /** Every tick the session plays over the window, from the pure market (what the server must agree with). */
-function ticksOfWindow(): Quote[] {
+function ticksOfWindow(start = START): Quote[] {
   const pairs = seededPairs().filter((p) => SYMBOLS.includes(p.symbol));
-  const market = new SessionMarket({ data: loadReplayData(), pairs, clock: START });
+  const market = new SessionMarket({ data: loadReplayData(), pairs, clock: start });
   const ticks: Quote[] = SYMBOLS.map((s) => market.quote(s)!);
-  market.advanceTo(END, (q) => ticks.push(q));
+  market.advanceTo(start + WINDOW_MINUTES * 60_000, (q) => ticks.push(q));
   return ticks;
 }
 
-const digitsOf = (symbol: string) => seededPairs().find((p) => p.symbol === symbol)!.digits;
-const round = (symbol: string, price: number) => Number(price.toFixed(digitsOf(symbol)));
+/** Whether each pair moves at least 4 points past its start quote in the direction its role needs. */
+function hasRoom(ticks: Quote[]): boolean {
+  const room = (s: string, side: 'bid' | 'ask', down: boolean) => {
+    const all = ticks.filter((q) => q.symbol === s).map((q) => q[side]);
+    const extreme = down ? Math.min(...all) : Math.max(...all);
+    return Math.abs(extreme - all[0]!) >= 4 * 10 ** -digitsOf(s);
+  };
+  return room('EURUSD', 'bid', true) && room('GBPUSD', 'bid', false) && room('USDJPY', 'ask', true) && room('AUDUSD', 'ask', false);
+}
+
 
 /**
  * The plan: on each pair one thing that the window's data crosses, halfway between the start
@@ -259,7 +272,7 @@ describe('replay sessions through the server', () => {
       side: 'BUY',
       quantity: 0.01,
     });
-    expect(after.statusCode).toBe(422);
+    expect(after.statusCode, after.body).toBe(409);
   });
 
   it('keeps the live market and a session apart', async () => {
