@@ -40,7 +40,7 @@ import { createNewsModule } from './news/index.js';
 import { installApiDocs } from './openapi/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
-import { createReplayModule, type ReplayModule } from './replay/index.js';
+import { createReplayModule, type ReplayModule, sessionsOfAccounts } from './replay/index.js';
 import { createTradingModule, type TradingModule } from './trading/index.js';
 
 /** How long the shutdown waits for admitted requests before it closes the modules (main.ts exits by force at 10 s). */
@@ -206,6 +206,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     market,
     challengeRules: evaluationBook,
     accountAttempts: { ofAccounts: (userId) => attemptsOfAccounts(db.kysely, userId) },
+    accountReplays: { ofAccounts: (userId) => sessionsOfAccounts(db.kysely, userId) },
   });
   const news = await createNewsModule(ctx, { auth, market });
   // The roster shows each student's attempt (docs/evaluations.md); academy reads it through evaluations.

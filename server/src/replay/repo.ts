@@ -65,3 +65,13 @@ export async function pauseAllPlaying(q: Q, now: number): Promise<number> {
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** The trader's practice accounts' sessions, by account id (the accounts call shows each one's session). */
+export async function sessionsOfAccounts(q: Q, userId: number): Promise<Map<number, { id: number; status: string }>> {
+  const rows = await q
+    .selectFrom('replay_sessions')
+    .select(['id', 'account_id', 'status'])
+    .where('user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.account_id), { id: Number(r.id), status: r.status }]));
+}

@@ -6,7 +6,7 @@ import type { ChallengeRulesSource } from './challenge.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
 import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
-import { type AccountAttempts, listAccounts } from './queries/accounts-list.js';
+import { type AccountAttempts, type AccountReplays, listAccounts } from './queries/accounts-list.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
@@ -46,14 +46,20 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  */
 export async function createTradingModule(
   ctx: AppContext,
-  deps: { auth: AuthModule; market: MarketModule; challengeRules?: ChallengeRulesSource; accountAttempts?: AccountAttempts },
+  deps: {
+    auth: AuthModule;
+    market: MarketModule;
+    challengeRules?: ChallengeRulesSource;
+    accountAttempts?: AccountAttempts;
+    accountReplays?: AccountReplays;
+  },
 ): Promise<TradingModule> {
   const service = createTradingService(ctx, deps.market, deps.challengeRules);
   const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
   const engine = createOrderEngine(ctx, { market: deps.market, executor: service.triggers });
   const performance = createPerformanceModule(
     { db: ctx.db, clock: ctx.clock, pricing: service.pricing, log: ctx.log },
-    { auth: deps.auth, isLeader: () => deps.market.isLeader() },
+    { auth: deps.auth, isLeader: () => deps.market.isLeader(), depsFor: (account) => service.markets.depsFor(account) },
   );
   let purgeTimer: NodeJS.Timeout | undefined;
   let unsubscribers: Array<() => void> = [];
@@ -77,7 +83,15 @@ export async function createTradingModule(
         service,
         market: deps.market,
         listAccounts: (user) =>
-          listAccounts({ db: ctx.db, live, ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}) }, user),
+          listAccounts(
+            {
+              db: ctx.db,
+              live,
+              ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}),
+              ...(deps.accountReplays ? { replays: deps.accountReplays } : {}),
+            },
+            user,
+          ),
       });
       await performance.registerRoutes(api);
     },

@@ -9,6 +9,11 @@ export interface AccountAttempts {
   ofAccounts(userId: number): Promise<Map<number, { attempt_id: number; status: 'active' | 'passed' | 'failed' }>>;
 }
 
+/** Each practice account's replay session, by account id. */
+export interface AccountReplays {
+  ofAccounts(userId: number): Promise<Map<number, { id: number; status: string }>>;
+}
+
 const money = (amount: Dec) => amount.round(2).toNumber(2);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -22,6 +27,8 @@ export async function listAccounts(
     live: Pick<LiveTrading, 'accountFigures'>;
     /** The evaluations module's attempts of the trader's challenge accounts, by account id (handed in by the app). */
     attempts?: AccountAttempts;
+    /** The replay module's sessions of the trader's practice accounts, by account id (handed in by the app). */
+    replays?: AccountReplays;
   },
   userId: UserId,
 ): Promise<AccountSummaryDto[]> {
@@ -29,6 +36,8 @@ export async function listAccounts(
   // Only a trader holding a challenge account has attempts to look up.
   const attemptOf =
     rows.some((r) => r.kind === 'challenge') && deps.attempts ? await deps.attempts.ofAccounts(userId) : new Map();
+  const replayOf =
+    rows.some((r) => r.kind === 'practice') && deps.replays ? await deps.replays.ofAccounts(userId) : new Map();
   return rows.map((row) => {
     const live = deps.live.accountFigures(Number(row.id));
     const balance = live?.balance ?? Dec.scaled(Number(row.balance_minor), 2);
@@ -46,9 +55,9 @@ export async function listAccounts(
       leverage: Number(row.leverage),
       status: row.status,
       created_at: iso(Number(row.created_at)),
-      // The evaluation attempt that owns a challenge account (docs/evaluations.md); replay sessions come later.
+      // The evaluation attempt that owns a challenge account (docs/evaluations.md), the replay session a practice one (docs/replay.md).
       challenge: attemptOf.get(Number(row.id)) ?? null,
-      replay: null,
+      replay: replayOf.get(Number(row.id)) ?? null,
     };
   });
 }
