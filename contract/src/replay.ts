@@ -60,7 +60,10 @@ export type ReplayCreateRequest = z.infer<typeof replayCreateRequestSchema>;
 export const replayPlayRequestSchema = z.strictObject({
   speed: z
     .number(`must be one of ${REPLAY_SPEEDS.join(', ')}`)
-    .refine((v): v is ReplaySpeed => (REPLAY_SPEEDS as readonly number[]).includes(v), `must be one of ${REPLAY_SPEEDS.join(', ')}`),
+    .refine(
+      (v): v is ReplaySpeed => (REPLAY_SPEEDS as readonly number[]).includes(v),
+      `must be one of ${REPLAY_SPEEDS.join(', ')}`,
+    ),
 });
 
 /** POST trading/replays/{id}/step/. */

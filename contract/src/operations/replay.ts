@@ -51,7 +51,11 @@ export const replayOperations = {
     auth: true,
     writes: false,
     ids: { id: 'replay' },
-    ok: { status: 200, description: 'The session and the statistics of its account (docs/performance.md).', data: replayDetailSchema },
+    ok: {
+      status: 200,
+      description: 'The session and the statistics of its account (docs/performance.md).',
+      data: replayDetailSchema,
+    },
     errors: { 404: replay404 },
   }),
   deleteReplay: defineOperation({

@@ -11,8 +11,8 @@ import { registerReplayRoutes } from './routes.js';
 import { ReplaySessions } from './sessions.js';
 
 export { realMidAt } from './conversion.js';
-export { sessionsOfAccounts } from './repo.js';
 export { checkReplayClock, checkReplayStart, dataRange, replayProblemMessage, replaySymbols } from './data-range.js';
+export { sessionsOfAccounts } from './repo.js';
 export { SessionMarket, type SessionMarketOptions } from './session-market.js';
 export {
   type CurrencyPair,

@@ -22,5 +22,7 @@ export async function registerReplayRoutes(
   route(ops.stepReplay, async ({ ids, body }, { request }) => ({
     replay: await sessions.step(request.auth.userId, ids.id, body.minutes),
   }));
-  route(ops.seekReplay, async ({ ids, body }, { request }) => ({ replay: await sessions.seek(request.auth.userId, ids.id, body.to) }));
+  route(ops.seekReplay, async ({ ids, body }, { request }) => ({
+    replay: await sessions.seek(request.auth.userId, ids.id, body.to),
+  }));
 }

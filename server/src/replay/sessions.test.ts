@@ -44,9 +44,10 @@ function hasRoom(ticks: Quote[]): boolean {
     const extreme = down ? Math.min(...all) : Math.max(...all);
     return Math.abs(extreme - all[0]!) >= 4 * 10 ** -digitsOf(s);
   };
-  return room('EURUSD', 'bid', true) && room('GBPUSD', 'bid', false) && room('USDJPY', 'ask', true) && room('AUDUSD', 'ask', false);
+  return (
+    room('EURUSD', 'bid', true) && room('GBPUSD', 'bid', false) && room('USDJPY', 'ask', true) && room('AUDUSD', 'ask', false)
+  );
 }
-
 
 /**
  * The plan: on each pair one thing that the window's data crosses, halfway between the start
@@ -140,7 +141,12 @@ describe('replay sessions through the server', () => {
       expect(res.statusCode, res.body).toBe(201);
     };
     await place('/api/trading/place-market-order/', { symbol: 'EURUSD', side: 'BUY', quantity: 0.1, stop_loss: levels.slLevel });
-    await place('/api/trading/place-market-order/', { symbol: 'GBPUSD', side: 'BUY', quantity: 0.1, take_profit: levels.tpLevel });
+    await place('/api/trading/place-market-order/', {
+      symbol: 'GBPUSD',
+      side: 'BUY',
+      quantity: 0.1,
+      take_profit: levels.tpLevel,
+    });
     await place('/api/trading/place-pending-order/', {
       symbol: 'USDJPY',
       side: 'BUY',
@@ -258,7 +264,7 @@ describe('replay sessions through the server', () => {
     expect((await call(other, 'POST', `${url}step/`, { minutes: 5 })).statusCode).toBe(404);
     expect((await call(other, 'POST', `${url}play/`, { speed: 60 })).statusCode).toBe(404);
     expect((await call(other, 'DELETE', url)).statusCode).toBe(404);
-    expect((await call(other, 'GET', '/api/trading/orders/?account=' + mine.account_id)).statusCode).toBe(404);
+    expect((await call(other, 'GET', `/api/trading/orders/?account=${mine.account_id}`)).statusCode).toBe(404);
     const theirs = replayListSchema.parse((await call(other, 'GET', '/api/trading/replays/')).json().data).replays;
     expect(theirs.map((r) => r.id)).not.toContain(mine.id);
     const detail = replayDetailSchema.parse((await call(me, 'GET', url)).json().data);
@@ -312,9 +318,30 @@ describe('replay sessions through the server', () => {
     expect((await ordersOf(me)).filter((o) => o.fx_pair_symbol === 'EURUSD' && o.status === 'PENDING')).toHaveLength(0);
     const primary = (await call(me, 'GET', '/api/trading/platform-data/')).json().data;
     expect(primary.positions ?? primary.open_positions).toHaveLength(0);
-    const liveOrder = await call(me, 'POST', '/api/trading/place-market-order/', { symbol: 'EURUSD', side: 'BUY', quantity: 0.01 });
+    const liveOrder = await call(me, 'POST', '/api/trading/place-market-order/', {
+      symbol: 'EURUSD',
+      side: 'BUY',
+      quantity: 0.01,
+    });
     expect(liveOrder.statusCode, liveOrder.body).toBe(201);
     expect(orderSchema.parse(liveOrder.json().data.order).average_fill_price).toBe(0.9502);
+  });
+
+  it('plays at its speed while playing, and not once paused', async () => {
+    const replay = await create(me, { symbols: ['EURUSD'], start: iso(START) });
+    const url = `/api/trading/replays/${replay.id}/`;
+    const clockOf = async () => replayDetailSchema.parse((await call(me, 'GET', url)).json().data).replay.clock;
+    expect((await call(me, 'POST', `${url}play/`, { speed: 60 })).statusCode).toBe(200);
+    // One real minute at 60×: an hour of the session, played by the loop.
+    clock.advance(60_000);
+    const deadline = Date.now() + 5_000;
+    while ((await clockOf()) !== iso(START + 3_600_000) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await clockOf()).toBe(iso(START + 3_600_000));
+    const paused = await call(me, 'POST', `${url}pause/`);
+    expect(replayAnswerSchema.parse(paused.json().data).replay.status).toBe('paused');
+    clock.advance(60_000);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await clockOf()).toBe(iso(START + 3_600_000));
   });
 
   it('resumes a session at its clock after a restart', async () => {

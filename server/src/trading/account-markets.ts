@@ -187,7 +187,10 @@ export class AccountMarkets {
  * book (never to the live engine), its executions stay off the live books (the live market never
  * values a practice account), and only its order updates reach the trader's sockets.
  */
-function accountBus(live: Bus, to: { onEngineChange: (change: EngineChange) => void; onClosed: (positionId: number) => void }): Bus {
+function accountBus(
+  live: Bus,
+  to: { onEngineChange: (change: EngineChange) => void; onClosed: (positionId: number) => void },
+): Bus {
   return {
     name: live.name,
     publish(topic, payload) {

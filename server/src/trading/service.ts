@@ -178,9 +178,15 @@ export function createTradingService(
     pricing,
     markets,
     placeMarketOrder: async (user, input, key, account) =>
-      (await on(account, (d) => tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account))))).response,
+      (
+        await on(account, (d) =>
+          tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account))),
+        )
+      ).response,
     placeMarketOrderDetailed: (user, input, key, account) =>
-      on(account, (d) => tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account)))),
+      on(account, (d) =>
+        tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account))),
+      ),
     closePosition: (user, position, options) =>
       on(options.accountId, (d) => closePosition(d, userId(user), positionId(position), options)),
     loadOpenBook: () => loadOpenBook(deps),

@@ -228,9 +228,7 @@ export function createTriggerExecutor(
 
     async loadArmed(): Promise<{ orders: RestingOrderState[]; protections: ProtectionState[] }> {
       const read = await repo.readSnapshot(deps.db, async (q) => {
-        const orders = armed
-          ? await repo.pendingOrders(q, armed.accountId)
-          : await repo.allPendingOrders(q);
+        const orders = armed ? await repo.pendingOrders(q, armed.accountId) : await repo.allPendingOrders(q);
         const positions = armed
           ? (await repo.openPositions(q, armed.accountId)).filter(hasProtection)
           : await repo.allProtectedPositions(q);
@@ -238,7 +236,8 @@ export function createTriggerExecutor(
         const accounts = await accountsByIds(q, ids);
         return { orders, positions, accounts };
       });
-      const onThisMarket = (a: { id: number; kind: string }) => (armed ? Number(a.id) === armed.accountId : a.kind !== 'practice');
+      const onThisMarket = (a: { id: number; kind: string }) =>
+        armed ? Number(a.id) === armed.accountId : a.kind !== 'practice';
       const userOf = new Map(read.accounts.filter(onThisMarket).map((a) => [Number(a.id), Number(a.user_id)]));
       const orders: RestingOrderState[] = [];
       for (const o of read.orders) {

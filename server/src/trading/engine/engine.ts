@@ -237,7 +237,6 @@ export class OrderEngine {
     if (this.stopped) return;
     this.retries.push({ at: this.deps.clock.now() + this.options.retryAfterMs, rearm });
   }
-
 }
 
 function accountOf(trigger: Trigger): number {

@@ -36,8 +36,7 @@ export async function listAccounts(
   // Only a trader holding a challenge account has attempts to look up.
   const attemptOf =
     rows.some((r) => r.kind === 'challenge') && deps.attempts ? await deps.attempts.ofAccounts(userId) : new Map();
-  const replayOf =
-    rows.some((r) => r.kind === 'practice') && deps.replays ? await deps.replays.ofAccounts(userId) : new Map();
+  const replayOf = rows.some((r) => r.kind === 'practice') && deps.replays ? await deps.replays.ofAccounts(userId) : new Map();
   return rows.map((row) => {
     const live = deps.live.accountFigures(Number(row.id));
     const balance = live?.balance ?? Dec.scaled(Number(row.balance_minor), 2);
