@@ -20,7 +20,7 @@ const WINDOW_MINUTES = 360;
 const digitsOf = (symbol: string) => seededPairs().find((p) => p.symbol === symbol)!.digits;
 const round = (symbol: string, price: number) => Number(price.toFixed(digitsOf(symbol)));
 /** The first of some London mornings where every pair has room for a level between its start quote and its extremes. */
-const START = [4, 5, 6, 12, 13, 14, 18, 19, 20]
+const START: number = [4, 5, 6, 12, 13, 14, 18, 19, 20]
   .map((day) => Date.UTC(2023, 3, day, 7, 0, 0))
   .find((start) => hasRoom(ticksOfWindow(start)))!;
 const END = START + WINDOW_MINUTES * 60_000;
@@ -29,7 +29,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 type Trader = Awaited<ReturnType<typeof insertSignedInTrader>>;
 
 /** Every tick the session plays over the window, from the pure market (what the server must agree with). */
-function ticksOfWindow(start = START): Quote[] {
+function ticksOfWindow(start: number = START): Quote[] {
   const pairs = seededPairs().filter((p) => SYMBOLS.includes(p.symbol));
   const market = new SessionMarket({ data: loadReplayData(), pairs, clock: start });
   const ticks: Quote[] = SYMBOLS.map((s) => market.quote(s)!);
