@@ -102,3 +102,6 @@ export const replayDetailSchema = z.object({ replay: replaySchema, performance: 
 /** GET trading/replays/: the trader's sessions, newest first. */
 export const replayListSchema = z.object({ replays: z.array(replaySchema) });
 export type ReplayDetailDto = z.infer<typeof replayDetailSchema>;
+
+/** GET academy/students/{id}/replays/: a student's sessions, each with its account's statistics, newest first. */
+export const studentReplaysSchema = z.object({ replays: z.array(replayDetailSchema) });

@@ -6,8 +6,9 @@ import {
   replayPlayRequestSchema,
   replaySeekRequestSchema,
   replayStepRequestSchema,
+  studentReplaysSchema,
 } from '../replay.js';
-import { error, validation400 } from './answers.js';
+import { error, forbidden403, student404, validation400 } from './answers.js';
 import { defineOperation } from './define.js';
 
 const replay404 = error('`REPLAY_NOT_FOUND`: no such session, or another trader’s.');
@@ -123,5 +124,18 @@ export const replayOperations = {
     body: { schema: replaySeekRequestSchema, required: true },
     ok: { status: 200, description: 'The session at its new clock.', data: replayAnswerSchema },
     errors: { 400: replay400, 404: replay404, 409: error('`REPLAY_FINISHED`: the data is over.') },
+  }),
+  studentReplays: defineOperation({
+    method: 'GET',
+    path: '/api/academy/students/:id/replays/',
+    operationId: 'studentReplays',
+    summary: 'A student’s replay sessions with their statistics (admin, their instructors), read-only',
+    description: 'Newest first, each with its practice account’s statistics (docs/replay.md#sessions-and-their-calls).',
+    tag: 'academy',
+    auth: true,
+    writes: false,
+    ids: { id: 'student' },
+    ok: { status: 200, description: 'The sessions.', data: studentReplaysSchema },
+    errors: { 403: forbidden403, 404: student404 },
   }),
 } as const;

@@ -570,6 +570,9 @@ describe('every documented call answers as documented', () => {
     ).toBe(200);
     expect((await call('playReplay', { url: `${replayUrl}play/`, headers, payload: { speed: 60 } })).statusCode).toBe(200);
     expect((await call('pauseReplay', { url: `${replayUrl}pause/`, headers })).statusCode).toBe(200);
+    const studentReplays = await call('studentReplays', { url: `${student}/replays/`, headers: teacher.headers });
+    expect(studentReplays.json().data.replays).toHaveLength(1);
+    expect((await call('studentReplays', { url: `${student}/replays/`, headers })).statusCode).toBe(403);
     expect((await call('deleteReplay', { url: replayUrl, headers })).statusCode).toBe(200);
     expect((await call('getReplay', { url: replayUrl, headers })).statusCode).toBe(404);
 

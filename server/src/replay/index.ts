@@ -40,7 +40,7 @@ export function createReplayModule(
   const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data: loadReplayData(), trading: deps.trading.service });
   return {
     sessions,
-    registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, sessions }),
+    registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, ctx, sessions }),
     start: () => sessions.start(),
     stop: () => sessions.stop(),
   };

@@ -1,9 +1,17 @@
-import { type OrderDto, orderSchema, replayAnswerSchema, replayDetailSchema, replayListSchema } from '@pipdesk/contract';
+import {
+  type OrderDto,
+  orderSchema,
+  replayAnswerSchema,
+  replayDetailSchema,
+  replayListSchema,
+  studentReplaysSchema,
+} from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { seededPairs } from '../market/catalogue.js';
 import { loadReplayData, type Quote } from '../market/index.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
+import { academyCast, api } from '../test/academy.js';
 import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
 import { SessionMarket } from './session-market.js';
@@ -325,6 +333,19 @@ describe('replay sessions through the server', () => {
     });
     expect(liveOrder.statusCode, liveOrder.body).toBe(201);
     expect(orderSchema.parse(liveOrder.json().data.order).average_fill_price).toBe(0.9502);
+  });
+
+  it('shows a student’s sessions and statistics to their instructors only, read-only', async () => {
+    const cast = await academyCast(t);
+    const mine = await api(t, cast.memberA, 'POST', '/api/trading/replays/', { symbols: ['EURUSD'], start: iso(START) });
+    expect(mine.statusCode, mine.body).toBe(201);
+    const url = `/api/academy/students/${cast.memberA.userId}/replays/`;
+    const seen = studentReplaysSchema.parse((await api(t, cast.instructorA, 'GET', url)).json().data).replays;
+    expect(seen.map((r) => r.replay.id)).toEqual([mine.json().data.replay.id]);
+    expect(seen[0]!.performance.equity).toBe(10_000);
+    expect((await api(t, cast.instructorB, 'GET', url)).statusCode).toBe(404);
+    expect((await api(t, cast.memberB, 'GET', url)).statusCode).toBe(403);
+    expect((await api(t, cast.admin, 'GET', url)).statusCode).toBe(200);
   });
 
   it('plays at its speed while playing, and not once paused', async () => {

@@ -140,6 +140,20 @@ export class ReplaySessions {
     });
   }
 
+  /** A student's sessions for their instructors (the caller's scope is checked by the route), each with its statistics. */
+  async ofStudent(studentId: number): Promise<ReplayDetailDto[]> {
+    const rows = await repo.sessionsOfUser(this.deps.ctx.db.kysely, studentId);
+    const answers: ReplayDetailDto[] = [];
+    for (const row of rows) {
+      const held = await this.hold(row);
+      answers.push({
+        replay: this.dto(held),
+        performance: await this.deps.trading.accountPerformance(studentId, held.accountId),
+      });
+    }
+    return answers;
+  }
+
   async get(userId: number, id: number): Promise<ReplayDetailDto> {
     const held = await this.own(userId, id);
     const performance = await this.deps.trading.accountPerformance(userId, held.accountId);
