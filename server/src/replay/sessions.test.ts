@@ -321,11 +321,24 @@ describe('replay sessions through the server', () => {
     const orders = await ordersOf(me, replay.account_id);
     expect(orders.map((o) => o.status).sort()).toEqual(['FILLED', 'PENDING']);
     const data = (await call(me, 'GET', `/api/trading/platform-data/${on}`)).json().data;
-    expect(data.positions ?? data.open_positions).toHaveLength(1);
+    expect(data.open_positions).toHaveLength(1);
+    // The accounts call and the pair page value it at the session's prices too.
+    const listed = (await call(me, 'GET', '/api/trading/accounts/')).json().data as Array<{
+      id: number;
+      equity: number;
+      replay: { id: number } | null;
+    }>;
+    const practice = listed.find((a) => a.id === replay.account_id)!;
+    expect(practice.replay?.id).toBe(replay.id);
+    expect(practice.equity).toBe(data.trading_account.equity);
+    expect(practice.equity).not.toBe(data.trading_account.balance);
+    const page = (await call(me, 'GET', `/api/trading/pair/EURUSD/${on}`)).json().data;
+    expect(page.price.bid).toBe(sessionBid);
+    expect(page.open_positions ?? page.positions).toHaveLength(1);
     // The session's orders and positions never show on the live account, and a live order fills at the live price.
     expect((await ordersOf(me)).filter((o) => o.fx_pair_symbol === 'EURUSD' && o.status === 'PENDING')).toHaveLength(0);
     const primary = (await call(me, 'GET', '/api/trading/platform-data/')).json().data;
-    expect(primary.positions ?? primary.open_positions).toHaveLength(0);
+    expect(primary.open_positions).toHaveLength(0);
     const liveOrder = await call(me, 'POST', '/api/trading/place-market-order/', {
       symbol: 'EURUSD',
       side: 'BUY',

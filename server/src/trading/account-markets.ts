@@ -7,7 +7,8 @@ import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
 import { applyEngineChange, executeStep, type StepDeps } from './engine/steps.js';
 import { type BookQuote, TriggerBook } from './engine/trigger-book.js';
 import { ORDER_UPDATE_TOPIC } from './events.js';
-import { exactTickPrice, Pricing } from './math.js';
+import { type AccountValue, exactTickPrice, Pricing, valueAccount } from './math.js';
+import * as repo from './repo.js';
 
 // An account's own market (docs/replay.md#the-accounts-market): a practice account bound to a
 // replay session values and fills at the session's quotes and clock, and its pending orders,
@@ -29,6 +30,8 @@ export interface AccountMarketSource {
 export interface BoundAccountMarket {
   readonly accountId: number;
   readonly symbols: readonly string[];
+  /** The market's last quote of a pair (its own pairs' ticks, any other pair's conversion quote). */
+  quote(symbol: string): Quote | undefined;
   /**
    * Plays one tick (already the source's latest quote, the clock at its time): GTD orders due by
    * then expire, then every trigger it crosses runs in the engine's order, each awaited, so the
@@ -118,6 +121,17 @@ export class AccountMarkets {
     return undefined;
   }
 
+  /**
+   * The figures of an account bound to its own market, at that market's prices (the accounts call;
+   * the live book never holds such an account); undefined for an account on the live market.
+   */
+  async figures(accountId: number, balanceMinor: number, leverage: number): Promise<AccountValue | undefined> {
+    const market = await this.marketOf(accountId);
+    if (!market) return undefined;
+    const positions = (await repo.openPositions(this.live.db.kysely, accountId)).map(repo.positionStateFromRow);
+    return valueAccount(balanceMinor, leverage, positions, market.deps.pricing);
+  }
+
   private async create(accountId: number, source: AccountMarketSource): Promise<Bound> {
     const { live } = this;
     const book = new TriggerBook(live.pairs.list());
@@ -148,6 +162,7 @@ export class AccountMarkets {
     const bound: Bound = {
       accountId,
       symbols: source.symbols,
+      quote: (symbol) => source.prices.latest(symbol),
       deps,
       tick: async (quote) => {
         for (const rearm of retries.splice(0)) rearm();

@@ -89,6 +89,7 @@ export async function createTradingModule(
               live,
               ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}),
               ...(deps.accountReplays ? { replays: deps.accountReplays } : {}),
+              markets: service.markets,
             },
             user,
           ),
