@@ -230,6 +230,52 @@ describe('replay sessions through the server', () => {
     }
   });
 
+  it('stops an account out on its session’s prices, at the tick where the rule says, stepping or minute by minute', async () => {
+    // A start after which EURUSD falls 20 pips within six hours: 0.5 lots on 100 USD at 1:1000 are stopped out.
+    const hours = Array.from({ length: 48 }, (_, i) => Date.UTC(2023, 3, 4, 0, 0, 0) + i * 3_600_000);
+    const eurusd = seededPairs().filter((p) => p.symbol === 'EURUSD');
+    const windowOf = (start: number) => {
+      const market = new SessionMarket({ data: loadReplayData(), pairs: eurusd, clock: start });
+      const ticks = [market.quote('EURUSD')!];
+      market.advanceTo(start + WINDOW_MINUTES * 60_000, (q) => ticks.push(q));
+      return ticks;
+    };
+    const start = hours.find((h) => {
+      const ticks = windowOf(h);
+      return Math.min(...ticks.map((q) => q.bid)) <= ticks[0]!.ask - 0.002;
+    })!;
+    expect(start).toBeDefined();
+    const ticks = windowOf(start);
+    const entry = ticks[0]!.ask;
+    // Equity at or below half the margin used (50 %): 100 + 50,000 × (bid − entry) ≤ 50,000 × mid ÷ 1000 × 0.5.
+    const due = (q: Quote) => (100 + 50_000 * (q.bid - entry)) * 100 <= ((50_000 * q.mid) / 1000) * 50;
+    const expected = ticks.slice(1).find(due)!;
+    expect(expected).toBeDefined();
+
+    const open = async () => {
+      const replay = await create(me, { symbols: ['EURUSD'], start: iso(start), initial_balance: 100, leverage: 1000 });
+      const placed = await call(me, 'POST', `/api/trading/place-market-order/?account=${replay.account_id}`, {
+        symbol: 'EURUSD',
+        side: 'BUY',
+        quantity: 0.5,
+      });
+      expect(placed.statusCode, placed.body).toBe(201);
+      return replay;
+    };
+    const stopOut = async (account: number) => (await ordersOf(me, account)).find((o) => o.reason === 'stop_out');
+    const stepped = await open();
+    expect((await call(me, 'POST', `/api/trading/replays/${stepped.id}/step/`, { minutes: WINDOW_MINUTES })).statusCode).toBe(200);
+    const byStep = await stopOut(stepped.account_id);
+    expect(byStep?.status).toBe('FILLED');
+    expect(byStep?.average_fill_price).toBe(expected.bid);
+    expect(byStep?.updated_at).toBe(iso(expected.timestamp));
+    const walked = await open();
+    const minutes = Math.ceil((expected.timestamp - start) / 60_000) + 1;
+    for (let m = 0; m < minutes; m++) await call(me, 'POST', `/api/trading/replays/${walked.id}/step/`, { minutes: 1 });
+    const byMinute = await stopOut(walked.account_id);
+    expect([byMinute?.average_fill_price, byMinute?.updated_at]).toEqual([byStep?.average_fill_price, byStep?.updated_at]);
+  });
+
   it('answers a start outside the data with a 400 naming the range, and refuses bad input with a 400', async () => {
     const outside = await call(me, 'POST', '/api/trading/replays/', { symbols: ['EURUSD'], start: '2022-01-01T00:00:00Z' });
     expect(outside.statusCode).toBe(400);

@@ -1,14 +1,20 @@
+import { Dec } from '@pipdesk/contract';
+import { findAccountById } from '../accounts/index.js';
 import type { Clock } from '../core/clock.js';
+import { AppError } from '../errors.js';
 import type { PriceBook, Quote } from '../market/index.js';
 import type { Bus, BusEvents } from '../realtime/bus.js';
+import { closePosition } from './commands/close-position.js';
+import { protectNegativeBalance } from './commands/protect-negative-balance.js';
 import { createTriggerExecutor } from './commands/triggers.js';
 import type { TradingDeps } from './deps.js';
 import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
 import { applyEngineChange, executeStep, type StepDeps } from './engine/steps.js';
 import { type BookQuote, TriggerBook } from './engine/trigger-book.js';
-import { ORDER_UPDATE_TOPIC } from './events.js';
+import { BALANCE_ADJUSTED_TOPIC, ORDER_UPDATE_TOPIC } from './events.js';
 import { type AccountValue, exactTickPrice, Pricing, valueAccount } from './math.js';
 import * as repo from './repo.js';
+import { type PositionState, accountId as toAccountId, positionId as toPositionId, userId as toUserId } from './types.js';
 
 // An account's own market (docs/replay.md#the-accounts-market): a practice account bound to a
 // replay session values and fills at the session's quotes and clock, and its pending orders,
@@ -65,7 +71,11 @@ export class AccountMarkets {
   private readonly knownLive = new Set<number>();
   private loader: AccountMarketLoader | undefined;
 
-  constructor(private readonly live: TradingDeps) {}
+  constructor(
+    private readonly live: TradingDeps,
+    /** Percent (docs/trading-rules.md#margin-call-and-stop-out): a bound account is stopped out on its own market's ticks. */
+    private readonly stopOutLevel: number,
+  ) {}
 
   /** Who binds an account this node has not seen (the replay module, at start). */
   setLoader(loader: AccountMarketLoader): void {
@@ -137,14 +147,72 @@ export class AccountMarkets {
     const book = new TriggerBook(live.pairs.list());
     // No stale limit: a session's quote is as fresh as its clock says (docs/replay.md).
     const pricing = new Pricing(live.pairs, source.prices);
+    const row = await findAccountById(live.db.kysely, accountId);
+    if (!row) throw new Error(`account ${accountId} to bind does not exist`);
+    // What a stop-out on this market needs, kept by the account's own executions (its bus).
+    const account = {
+      userId: Number(row.user_id),
+      balanceMinor: Number(row.balance_minor),
+      leverage: Number(row.leverage),
+      open: new Map<number, PositionState>(),
+    };
+    for (const p of await repo.openPositions(live.db.kysely, accountId)) {
+      const state = repo.positionStateFromRow(p);
+      account.open.set(state.id, state);
+    }
     const deps: TradingDeps = {
       ...live,
       pricing,
       clock: source.clock,
       bus: accountBus(live.bus, {
         onEngineChange: (change) => applyEngineChange(book, change, live.log),
-        onClosed: (positionId) => pricing.forgetValuation(positionId),
+        onExecution: (balanceMinor, state) => {
+          account.balanceMinor = balanceMinor;
+          if (!state) return;
+          if (state.status === 'OPEN') account.open.set(state.id, state);
+          else {
+            account.open.delete(state.id);
+            pricing.forgetValuation(state.id);
+          }
+        },
+        onBalance: (balanceMinor) => {
+          account.balanceMinor = balanceMinor;
+        },
       }),
+    };
+    const stopOutLevel = Dec.from(this.stopOutLevel);
+    /**
+     * Stop-out on this market's prices (docs/trading-rules.md#margin-call-and-stop-out, the live
+     * risk engine's rule): while equity is at or below the stop-out level of the margin used, the
+     * largest loser closes at the current tick; then negative balance protection.
+     */
+    const stopOutIfDue = async (): Promise<void> => {
+      let closed = 0;
+      for (let round = 0; round < 1_000 && account.open.size > 0; round++) {
+        const value = valueAccount(account.balanceMinor, account.leverage, account.open.values(), pricing);
+        if (!value.marginUsed.gt(0) || value.equity.times(100).gt(value.marginUsed.times(stopOutLevel))) break;
+        let loser: number | undefined;
+        let worst: Dec | undefined;
+        for (const [id, v] of value.positions) {
+          if (worst === undefined || v.unrealizedPnl.lt(worst)) {
+            worst = v.unrealizedPnl;
+            loser = id;
+          }
+        }
+        if (loser === undefined) break;
+        try {
+          await closePosition(deps, toUserId(account.userId), toPositionId(loser), {
+            reason: 'stop_out',
+            accountId: toAccountId(accountId),
+          });
+          closed++;
+        } catch (err) {
+          // Closed meanwhile: not ours to close any more.
+          if (!(err instanceof AppError && (err.status === 404 || err.status === 409))) throw err;
+        }
+        account.open.delete(loser);
+      }
+      if (closed > 0) await protectNegativeBalance(deps, toAccountId(accountId));
     };
     const executor = createTriggerExecutor(deps, { accountId });
     const armed = await executor.loadArmed();
@@ -180,6 +248,14 @@ export class AccountMarkets {
           timestamp: quote.timestamp,
         };
         for (const trigger of book.onTick(bookQuote).triggers) await executeStep(steps, { trigger, quote: bookQuote });
+        if (account.open.size > 0) {
+          try {
+            await stopOutIfDue();
+          } catch (err) {
+            // Decided again on the next tick, as the live risk engine retries.
+            live.log.error({ err, accountId }, 'stop-out on an account market failed; retrying on a later tick');
+          }
+        }
       },
       flush: async () => {
         const moves = book.takeTrailingMoves();
@@ -204,7 +280,11 @@ export class AccountMarkets {
  */
 function accountBus(
   live: Bus,
-  to: { onEngineChange: (change: EngineChange) => void; onClosed: (positionId: number) => void },
+  to: {
+    onEngineChange: (change: EngineChange) => void;
+    onExecution: (balanceMinor: number, position: PositionState | null) => void;
+    onBalance: (balanceMinor: number) => void;
+  },
 ): Bus {
   return {
     name: live.name,
@@ -213,11 +293,12 @@ function accountBus(
         const message = payload as BusEvents['message'];
         if (message.topic === ENGINE_TOPIC) to.onEngineChange(message.payload as EngineChange);
         else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
+        else if (message.topic === BALANCE_ADJUSTED_TOPIC) to.onBalance(message.payload.balance_minor);
         return;
       }
       if (topic === 'execution') {
         const { payload: event } = payload as BusEvents['execution'];
-        if (event.position_state?.status === 'CLOSED') to.onClosed(event.position_state.id);
+        to.onExecution(event.account.balance_minor, event.position_state);
       }
     },
     subscribe: (topic, handler) => live.subscribe(topic, handler),

@@ -158,7 +158,7 @@ export function createTradingService(
     inFlight: new InFlightKeys(),
     ...(challengeRules ? { challengeRules } : {}),
   };
-  const markets = new AccountMarkets(deps);
+  const markets = new AccountMarkets(deps, ctx.config.stopOutLevel);
   /**
    * A call that names an account runs with that account's market (account-markets.ts): the live
    * one, or a replay session's. A call that names none is the primary account's, on the live
