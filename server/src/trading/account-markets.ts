@@ -94,16 +94,6 @@ export class AccountMarkets {
     return binding;
   }
 
-  /** The account leaves its market (its session was deleted); nothing of it stays in memory. */
-  unbind(accountId: number): void {
-    this.bound.delete(accountId);
-  }
-
-  /** The bound market of an account, if this node holds it. */
-  get(accountId: number): BoundAccountMarket | undefined {
-    return this.bound.get(accountId);
-  }
-
   /**
    * The dependencies a call on `accountId` runs with: the live ones, or its own market's. An
    * account this node has not seen is asked of the loader once.
