@@ -264,7 +264,9 @@ describe('replay sessions through the server', () => {
     };
     const stopOut = async (account: number) => (await ordersOf(me, account)).find((o) => o.reason === 'stop_out');
     const stepped = await open();
-    expect((await call(me, 'POST', `/api/trading/replays/${stepped.id}/step/`, { minutes: WINDOW_MINUTES })).statusCode).toBe(200);
+    expect((await call(me, 'POST', `/api/trading/replays/${stepped.id}/step/`, { minutes: WINDOW_MINUTES })).statusCode).toBe(
+      200,
+    );
     const byStep = await stopOut(stepped.account_id);
     expect(byStep?.status).toBe('FILLED');
     expect(byStep?.average_fill_price).toBe(expected.bid);
