@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   'ACCOUNT_NOT_FOUND',
   'PROGRAM_NOT_FOUND',
   'ATTEMPT_NOT_FOUND',
+  'REPLAY_NOT_FOUND',
   // 408: the request head or body did not arrive in time
   'REQUEST_TIMEOUT',
   // 409
@@ -56,6 +57,8 @@ export const ERROR_CODES = [
   'CHALLENGE_CLOSED',
   'ATTEMPT_ACTIVE',
   'PROGRAM_ARCHIVED',
+  // replay (docs/replay.md): a session whose data is over
+  'REPLAY_FINISHED',
   // 413
   'PAYLOAD_TOO_LARGE',
   // 431: the request's headers are larger than the server reads

@@ -15,6 +15,7 @@ export * from './order-rules.js';
 export * from './performance.js';
 export * from './position-size.js';
 export * from './prices.js';
+export * from './replay.js';
 export * from './socket-codec.js';
 export * from './ticket-math.js';
 export * from './trading.js';

@@ -40,6 +40,7 @@ import { createNewsModule } from './news/index.js';
 import { installApiDocs } from './openapi/index.js';
 import { type Bus, MemoryBus } from './realtime/bus.js';
 import { createRedisBus } from './realtime/redis-bus.js';
+import { createReplayModule, type ReplayModule, sessionsOfAccounts } from './replay/index.js';
 import { createTradingModule, type TradingModule } from './trading/index.js';
 
 /** How long the shutdown waits for admitted requests before it closes the modules (main.ts exits by force at 10 s). */
@@ -65,6 +66,8 @@ export interface PipdeskApp {
   trading: TradingModule;
   /** Programs, attempts and their engine (docs/evaluations.md); tests drive its day checks. */
   evaluations: EvaluationsModule;
+  /** Replay sessions (docs/replay.md); tests move their clocks. */
+  replay: ReplayModule;
   /** The `METRICS_PORT` listener's port, when one was asked for (docs/operations.md#metrics). */
   metricsPort?: number;
 }
@@ -203,6 +206,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     market,
     challengeRules: evaluationBook,
     accountAttempts: { ofAccounts: (userId) => attemptsOfAccounts(db.kysely, userId) },
+    accountReplays: { ofAccounts: (userId) => sessionsOfAccounts(db.kysely, userId) },
   });
   const news = await createNewsModule(ctx, { auth, market });
   // The roster shows each student's attempt (docs/evaluations.md); academy reads it through evaluations.
@@ -210,6 +214,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const alerts = createAlertsModule(ctx, { auth, market, sockets: trading.live });
   const charting = createChartingModule(ctx, { auth, market, trading });
   const evaluations = createEvaluationsModule(ctx, { auth, trading, book: evaluationBook, isLeader: () => market.isLeader() });
+  // Practice accounts on real past markets (docs/replay.md): trading binds them through replay's sessions.
+  const replay = createReplayModule(ctx, { auth, market, trading });
   if (config.seedDemo) await seedDemo(ctx);
 
   await app.register(
@@ -226,6 +232,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await alerts.registerRoutes(api);
       await charting.registerRoutes(api);
       await evaluations.registerRoutes(api);
+      await replay.registerRoutes(api);
       await registerDemoRoutes(api, auth);
       api.all('/*', async (request) => {
         throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
@@ -240,6 +247,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await trading.start();
   await evaluations.start();
   await alerts.start();
+  await replay.start();
 
   // Runs once the listener is closed and every connection ended (Fastify's own onClose comes first).
   app.addHook('onClose', async () => {
@@ -248,6 +256,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // stop-outs, equity samples, candles, the leader's lock), then the bus, the database last.
     const left = await shutdown.drained(SHUTDOWN_DRAIN_MS);
     if (left > 0) app.log.warn({ requests: left }, 'shutdown: requests still running after the drain bound; closing anyway');
+    await replay.stop();
     await alerts.stop();
     await evaluations.stop();
     await trading.stop();
@@ -257,7 +266,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await db.close();
     metrics.close();
   });
-  if (config.metricsPort === undefined) return { app, ctx, market, trading, evaluations };
+  if (config.metricsPort === undefined) return { app, ctx, market, trading, evaluations, replay };
   try {
     const metricsServer = await startMetricsServer(metrics, {
       port: config.metricsPort,
@@ -265,7 +274,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       token: config.metricsToken,
     });
     app.addHook('onClose', () => metricsServer.close());
-    return { app, ctx, market, trading, evaluations, metricsPort: metricsServer.port };
+    return { app, ctx, market, trading, evaluations, replay, metricsPort: metricsServer.port };
   } catch (err) {
     // The port is taken: stop what was started rather than run without the metrics asked for.
     await app.close();

@@ -9,6 +9,7 @@ import { listMigrations, runMigrations } from './db/migrate.js';
 import { evaluationsMigrations } from './evaluations/migrations.js';
 import { marketMigrations } from './market/migrations.js';
 import { newsMigrations } from './news/migrations.js';
+import { replayMigrations } from './replay/migrations.js';
 import { historyMigrations } from './trading/history-migrations.js';
 import { tradingMigrations } from './trading/migrations.js';
 import { performanceMigrations } from './trading/performance/migrations.js';
@@ -27,6 +28,7 @@ export function allMigrations(kind: DbKind): Record<string, Migration> {
     ...alertsMigrations(kind),
     ...chartingMigrations(kind),
     ...evaluationsMigrations(kind),
+    ...replayMigrations(kind),
   };
 }
 

@@ -35,7 +35,7 @@ export interface OkAnswer {
 export type RateLimitName = 'orders' | 'news-refresh';
 
 /** What a row id in a path names; each has its 404 (`ORDER_NOT_FOUND`, …; a trade's is `NOT_FOUND`). */
-export type IdResource = 'order' | 'position' | 'cohort' | 'student' | 'trade' | 'drawing' | 'alert' | 'program';
+export type IdResource = 'order' | 'position' | 'cohort' | 'student' | 'trade' | 'drawing' | 'alert' | 'program' | 'replay';
 
 /** The roles a call is for; checked before anything else of the request is read (docs/academy.md#scope). */
 export type CallerRole = 'trader' | 'instructor' | 'admin';

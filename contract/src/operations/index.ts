@@ -10,6 +10,7 @@ import { healthOperations } from './health.js';
 import { marketOperations } from './market.js';
 import { newsOperations } from './news.js';
 import { performanceOperations } from './performance.js';
+import { replayOperations } from './replay.js';
 import { tradingOperations } from './trading.js';
 
 export * from './define.js';
@@ -28,6 +29,7 @@ export {
   marketOperations,
   newsOperations,
   performanceOperations,
+  replayOperations,
   tradingOperations,
 };
 
@@ -44,6 +46,7 @@ export const ops = {
   ...cohortsOperations,
   ...consoleOperations,
   ...evaluationsOperations,
+  ...replayOperations,
   ...marketOperations,
   ...newsOperations,
   ...healthOperations,

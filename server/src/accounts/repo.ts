@@ -136,7 +136,7 @@ export async function findAccountAndProfile(q: Q, userId: number, accountId?: nu
 /** Ids per query of `accountsByIds`: far below SQLite's and PostgreSQL's limits on bound values. */
 const IDS_PER_QUERY = 500;
 
-/** What the live book keeps of each account, for these ids, ordered by id (a start-up read). */
+/** What the live book keeps of each account, and its kind, for these ids, ordered by id (a start-up read). */
 export async function accountsByIds(q: Q, ids: readonly number[]) {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   const rows = [];
@@ -145,7 +145,7 @@ export async function accountsByIds(q: Q, ids: readonly number[]) {
     rows.push(
       ...(await q
         .selectFrom('trading_accounts')
-        .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
+        .select(['id', 'user_id', 'balance_minor', 'leverage', 'status', 'kind'])
         .where('id', 'in', chunk)
         .orderBy('id')
         .execute()),
@@ -164,7 +164,7 @@ export async function lockFreeAccounts(trx: Q, ids: readonly number[]) {
   if (ids.length === 0) return [];
   const query = trx
     .selectFrom('trading_accounts')
-    .select(['id', 'user_id', 'balance_minor', 'leverage', 'status'])
+    .select(['id', 'user_id', 'balance_minor', 'leverage', 'status', 'kind'])
     .where('id', 'in', ids)
     .orderBy('id');
   return (dbKindOf(trx) === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
@@ -306,4 +306,9 @@ export async function accountsOfUsers(q: Q, userIds: readonly number[]) {
     );
   }
   return rows;
+}
+
+/** Closes an account (a replay session ended, docs/replay.md): it takes no more orders; its history stays. Run inside a write transaction. */
+export async function closeAccount(trx: Q, accountId: number, now: number): Promise<void> {
+  await trx.updateTable('trading_accounts').set({ status: 'CLOSED', updated_at: now }).where('id', '=', accountId).execute();
 }

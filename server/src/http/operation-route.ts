@@ -55,6 +55,7 @@ const NOT_FOUND: Record<IdResource, () => AppError> = {
   drawing: errors.drawingNotFound,
   alert: errors.alertNotFound,
   program: errors.programNotFound,
+  replay: errors.replayNotFound,
 };
 
 /** A row id in a path: a positive integer of at most 15 digits, else the resource's 404. */

@@ -20,6 +20,7 @@ import type { Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './
 
 export { MINUTE_MS } from './candles.js';
 export { pairDto } from './catalogue.js';
+export { REFERENCE_USD_VALUE } from './legs.js';
 export { isStaleQuote } from './price-book.js';
 export { quoteAround } from './quotes.js';
 export { type BarSeries, loadReplayData, WALK_KEYS_MS, walkKeys } from './replay-data.js';

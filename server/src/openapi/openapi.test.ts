@@ -555,6 +555,27 @@ describe('every documented call answers as documented', () => {
     expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(200);
     expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(404);
 
+    // A replay session (docs/replay.md#sessions-and-their-calls): created, listed, moved, ended.
+    const replay = await call('createReplay', { headers, payload: { symbols: ['EURUSD'], start: '2023-04-04T07:00:00Z' } });
+    expect(replay.statusCode).toBe(201);
+    const replayUrl = `/api/trading/replays/${replay.json().data.replay.id}/`;
+    expect(
+      (await call('createReplay', { headers, payload: { symbols: ['EURUSD'], start: '2022-01-01T00:00:00Z' } })).statusCode,
+    ).toBe(400);
+    expect((await call('listReplays', { headers })).statusCode).toBe(200);
+    expect((await call('getReplay', { url: replayUrl, headers })).statusCode).toBe(200);
+    expect((await call('stepReplay', { url: `${replayUrl}step/`, headers, payload: { minutes: 5 } })).statusCode).toBe(200);
+    expect(
+      (await call('seekReplay', { url: `${replayUrl}seek/`, headers, payload: { to: '2023-04-04T08:00:00Z' } })).statusCode,
+    ).toBe(200);
+    expect((await call('playReplay', { url: `${replayUrl}play/`, headers, payload: { speed: 60 } })).statusCode).toBe(200);
+    expect((await call('pauseReplay', { url: `${replayUrl}pause/`, headers })).statusCode).toBe(200);
+    const studentReplays = await call('studentReplays', { url: `${student}/replays/`, headers: teacher.headers });
+    expect(studentReplays.json().data.replays).toHaveLength(1);
+    expect((await call('studentReplays', { url: `${student}/replays/`, headers })).statusCode).toBe(403);
+    expect((await call('deleteReplay', { url: replayUrl, headers })).statusCode).toBe(200);
+    expect((await call('getReplay', { url: replayUrl, headers })).statusCode).toBe(404);
+
     // The academy's cohorts, instructors and members, and the password change (docs/academy.md).
     const admin = await signedInWithRole(t, 'admin');
     expect((await call('academyMe', { headers: admin.headers })).statusCode).toBe(200);

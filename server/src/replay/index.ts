@@ -1,8 +1,18 @@
-// The replay module's entry point (docs/replay.md). Only composes: so far the pure core of a
-// session's market, which the trading engine drives.
+// The replay module's entry point (docs/replay.md). Only composes: the pure core of a session's
+// market, the sessions (stored, bound to their practice accounts, moved by the calls and the
+// play loop) and their calls.
+
+import type { FastifyInstance } from 'fastify';
+import type { AuthModule } from '../auth/index.js';
+import type { AppContext } from '../core/context.js';
+import { loadReplayData, type MarketModule } from '../market/index.js';
+import type { TradingModule } from '../trading/index.js';
+import { registerReplayRoutes } from './routes.js';
+import { ReplaySessions } from './sessions.js';
 
 export { realMidAt } from './conversion.js';
 export { checkReplayClock, checkReplayStart, dataRange, replayProblemMessage, replaySymbols } from './data-range.js';
+export { sessionsOfAccounts } from './repo.js';
 export { SessionMarket, type SessionMarketOptions } from './session-market.js';
 export {
   type CurrencyPair,
@@ -12,3 +22,26 @@ export {
   type QuotedPair,
   type ReplayProblem,
 } from './types.js';
+
+export interface ReplayModule {
+  registerRoutes(api: FastifyInstance): Promise<void>;
+  /** Pauses the sessions the last run left playing and starts the play loop. */
+  start(): Promise<void>;
+  /** Stops the play loop; the moves under way finish and write their clocks. */
+  stop(): Promise<void>;
+  readonly sessions: ReplaySessions;
+}
+
+/** Replay sessions (DESIGN §19): practice accounts on real past markets (docs/replay.md). */
+export function createReplayModule(
+  ctx: AppContext,
+  deps: { auth: AuthModule; market: Pick<MarketModule, 'pairs'>; trading: Pick<TradingModule, 'service'> },
+): ReplayModule {
+  const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data: loadReplayData(), trading: deps.trading.service });
+  return {
+    sessions,
+    registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, ctx, sessions }),
+    start: () => sessions.start(),
+    stop: () => sessions.stop(),
+  };
+}

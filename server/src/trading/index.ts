@@ -6,11 +6,17 @@ import type { ChallengeRulesSource } from './challenge.js';
 import { createOrderEngine, type OrderEngine } from './engine/index.js';
 import { createLiveTrading, type LiveTrading } from './live/index.js';
 import { createPerformanceModule, type PerformanceModule } from './performance/index.js';
-import { type AccountAttempts, listAccounts } from './queries/accounts-list.js';
+import { type AccountAttempts, type AccountReplays, listAccounts } from './queries/accounts-list.js';
 import { registerTradingRoutes } from './routes.js';
 import { createTradingService, type TradingServiceImpl } from './service.js';
 
 // What other modules use of trading (docs/ARCHITECTURE.md#modules): they import it from here.
+export type {
+  AccountMarketLoader,
+  AccountMarketSource,
+  AccountMarkets,
+  BoundAccountMarket,
+} from './account-markets.js';
 export type { ChallengeOrderRules, ChallengeRulesSource } from './challenge.js';
 export type { LiveAccount } from './live/book.js';
 export { type EquityWatch, equityWatch } from './live/equity-watch.js';
@@ -40,14 +46,20 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  */
 export async function createTradingModule(
   ctx: AppContext,
-  deps: { auth: AuthModule; market: MarketModule; challengeRules?: ChallengeRulesSource; accountAttempts?: AccountAttempts },
+  deps: {
+    auth: AuthModule;
+    market: MarketModule;
+    challengeRules?: ChallengeRulesSource;
+    accountAttempts?: AccountAttempts;
+    accountReplays?: AccountReplays;
+  },
 ): Promise<TradingModule> {
   const service = createTradingService(ctx, deps.market, deps.challengeRules);
   const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
   const engine = createOrderEngine(ctx, { market: deps.market, executor: service.triggers });
   const performance = createPerformanceModule(
     { db: ctx.db, clock: ctx.clock, pricing: service.pricing, log: ctx.log },
-    { auth: deps.auth, isLeader: () => deps.market.isLeader() },
+    { auth: deps.auth, isLeader: () => deps.market.isLeader(), depsFor: (account) => service.markets.depsFor(account) },
   );
   let purgeTimer: NodeJS.Timeout | undefined;
   let unsubscribers: Array<() => void> = [];
@@ -71,7 +83,16 @@ export async function createTradingModule(
         service,
         market: deps.market,
         listAccounts: (user) =>
-          listAccounts({ db: ctx.db, live, ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}) }, user),
+          listAccounts(
+            {
+              db: ctx.db,
+              live,
+              ...(deps.accountAttempts ? { attempts: deps.accountAttempts } : {}),
+              ...(deps.accountReplays ? { replays: deps.accountReplays } : {}),
+              markets: service.markets,
+            },
+            user,
+          ),
       });
       await performance.registerRoutes(api);
     },

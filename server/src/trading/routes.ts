@@ -3,7 +3,7 @@ import { type AccountSummaryDto, ops } from '@pipdesk/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import { operationRoutes, pageAnswer } from '../http/operation-route.js';
-import type { MarketModule } from '../market/index.js';
+import { type MarketModule, priceDto } from '../market/index.js';
 import type { TradingServiceImpl } from './service.js';
 import { accountId, orderId, positionId, type UserId, userId } from './types.js';
 
@@ -80,6 +80,12 @@ export async function registerTradingRoutes(
   route(ops.pairPage, async ({ params, account }, { request }) => {
     const snapshot = market.buildPairSnapshot(params.symbol);
     const trading = await service.pairTrading(trader(request), snapshot.pair.symbol, account);
+    // An account on a market of its own (a replay session's) sees that market's price (docs/replay.md#the-accounts-market).
+    const own = account === undefined ? undefined : await service.markets.marketOf(account);
+    if (own) {
+      const quote = own.quote(snapshot.pair.symbol);
+      return { ...snapshot, price: quote ? priceDto(quote, snapshot.pair.digits) : null, ...trading };
+    }
     return { ...snapshot, ...trading };
   });
 }

@@ -3,11 +3,14 @@ import type {
   OrderResponse,
   OrdersQuery,
   PairTradingDto,
+  PerformanceDto,
   PlatformDataDto,
   UserDto,
 } from '@pipdesk/contract';
 import type { AppContext } from '../core/context.js';
+import { errors } from '../errors.js';
 import type { MarketModule } from '../market/index.js';
+import { AccountMarkets } from './account-markets.js';
 import type { ChallengeRulesSource } from './challenge.js';
 import { cancelOrder } from './commands/cancel-order.js';
 import { type ClosePositionOptions, type ClosePositionResult, closePosition } from './commands/close-position.js';
@@ -23,6 +26,7 @@ import type { TradingDeps } from './deps.js';
 import type { TriggerExecutor } from './engine/ports.js';
 import { InFlightKeys } from './idempotency.js';
 import { Pricing } from './math.js';
+import { performanceOfUser } from './performance/service.js';
 import { loadOpenBook } from './queries/open-book.js';
 import { exportOrdersCsv } from './queries/orders-export.js';
 import { listOrders, type OrdersPageData } from './queries/orders-page.js';
@@ -90,6 +94,8 @@ export interface TradingService {
 
 export interface TradingServiceImpl extends TradingService {
   readonly pricing: Pricing;
+  /** Accounts on a market of their own (a replay session's), and the dependencies each one's calls run with. */
+  readonly markets: AccountMarkets;
   /** Like placeMarketOrder, telling whether the answer is a stored one replayed for an Idempotency-Key. */
   placeMarketOrderDetailed(
     userId: number,
@@ -126,6 +132,8 @@ export interface TradingServiceImpl extends TradingService {
   ): Promise<ModifyPositionResponse>;
   /** Every order matching the orders/ filters as CSV text chunks (header first); 400 on bad filters, thrown at once. */
   exportOrders(userId: UserId, query: OrdersQuery, account?: number): AsyncGenerator<string>;
+  /** The statistics of one of the trader's accounts (docs/performance.md), valued on the account's own market. */
+  accountPerformance(userId: number, account: number): Promise<PerformanceDto>;
   /** The academy's reset of a trader's account (docs/academy.md#reset); tells whether the answer is a replayed one. */
   resetAccount(input: ResetAccountInput, idempotencyKey?: string): Promise<{ response: ResetAccountResult; replayed: boolean }>;
 }
@@ -150,28 +158,56 @@ export function createTradingService(
     inFlight: new InFlightKeys(),
     ...(challengeRules ? { challengeRules } : {}),
   };
+  const markets = new AccountMarkets(deps, ctx.config.stopOutLevel);
+  /**
+   * A call that names an account runs with that account's market (account-markets.ts): the live
+   * one, or a replay session's. A call that names none is the primary account's, on the live
+   * market, exactly as before (docs/replay.md#the-accounts-market).
+   */
+  const on = <T>(account: number | undefined, run: (d: TradingDeps) => Promise<T>): Promise<T> =>
+    account === undefined ? run(deps) : markets.depsFor(account).then(run);
+  /** An order on an account with its own market must be on one of its pairs. */
+  const tradable = async (account: number | undefined, symbol: unknown): Promise<void> => {
+    if (account === undefined) return;
+    const market = await markets.marketOf(account);
+    if (market && typeof symbol === 'string' && !market.symbols.includes(symbol.trim().toUpperCase())) {
+      throw errors.validation(`symbol: this practice account trades ${market.symbols.join(', ')} only`);
+    }
+  };
   return {
     pricing,
+    markets,
     placeMarketOrder: async (user, input, key, account) =>
-      (await placeMarketOrder(deps, userId(user), input, key, optionalAccountId(account))).response,
+      (
+        await on(account, (d) =>
+          tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account))),
+        )
+      ).response,
     placeMarketOrderDetailed: (user, input, key, account) =>
-      placeMarketOrder(deps, userId(user), input, key, optionalAccountId(account)),
-    closePosition: (user, position, options) => closePosition(deps, userId(user), positionId(position), options),
+      on(account, (d) =>
+        tradable(account, input.symbol).then(() => placeMarketOrder(d, userId(user), input, key, optionalAccountId(account))),
+      ),
+    closePosition: (user, position, options) =>
+      on(options.accountId, (d) => closePosition(d, userId(user), positionId(position), options)),
     loadOpenBook: () => loadOpenBook(deps),
     protectNegativeBalance: (account) => protectNegativeBalance(deps, accountId(account)),
-    platformData: (user, account) => platformData(deps, user, optionalAccountId(account)),
-    listOrders: (user, query, account) => listOrders(deps, user, query, optionalAccountId(account)),
-    pairTrading: (user, symbol, account) => pairTrading(deps, user, symbol, optionalAccountId(account)),
+    platformData: (user, account) => on(account, (d) => platformData(d, user, optionalAccountId(account))),
+    listOrders: (user, query, account) => on(account, (d) => listOrders(d, user, query, optionalAccountId(account))),
+    pairTrading: (user, symbol, account) => on(account, (d) => pairTrading(d, user, symbol, optionalAccountId(account))),
     purgeIdempotencyKeys: () => purgeIdempotencyKeys(deps),
     triggers: createTriggerExecutor(deps),
     placePendingOrderDetailed: (user, input, key, account) =>
-      placePendingOrder(deps, userId(user), input, key, optionalAccountId(account)),
+      on(account, (d) =>
+        tradable(account, input.symbol).then(() => placePendingOrder(d, userId(user), input, key, optionalAccountId(account))),
+      ),
     modifyOrder: (user, order, input, account) =>
-      modifyOrder(deps, userId(user), orderId(order), input, optionalAccountId(account)),
-    cancelOrder: (user, order, account, by) => cancelOrder(deps, userId(user), orderId(order), optionalAccountId(account), by),
+      on(account, (d) => modifyOrder(d, userId(user), orderId(order), input, optionalAccountId(account))),
+    cancelOrder: (user, order, account, by) =>
+      on(account, (d) => cancelOrder(d, userId(user), orderId(order), optionalAccountId(account), by)),
     modifyPosition: (user, position, input, account) =>
-      modifyPosition(deps, userId(user), positionId(position), input, optionalAccountId(account)),
+      on(account, (d) => modifyPosition(d, userId(user), positionId(position), input, optionalAccountId(account))),
     exportOrders: (user, query, account) => exportOrdersCsv(deps, user, query, undefined, optionalAccountId(account)),
+    accountPerformance: (user, account) => on(account, (d) => performanceOfUser(d, userId(user), accountId(account))),
     resetAccount: (input, key) => resetAccount(deps, input, key),
   };
 }

@@ -34,7 +34,16 @@ type Q = Kysely<Database>;
  * recorded), `rejected` when a fill was stored REJECTED, `expired`, or `stale` when the
  * order or position was no longer in the state the engine saw (nothing written).
  */
-export function createTriggerExecutor(deps: Deps): TriggerExecutor {
+export function createTriggerExecutor(
+  deps: Deps,
+  /**
+   * Whose armed orders and protection `loadArmed` reads: left out, every account on the live
+   * market (a practice account is on its replay session's market and never armed by the live
+   * engine, docs/replay.md#the-accounts-market); `{accountId}`: that one account only (a
+   * session's own trigger book).
+   */
+  armed?: { accountId: number },
+): TriggerExecutor {
   /** The order under its account's lock (read again on PostgreSQL, where another writer may have committed meanwhile). */
   async function lockedPendingOrder(trx: Q, orderId: number): Promise<{ order: OrderRow; account: TradingAccountRow } | null> {
     const first = await repo.findOrderById(trx, orderId);
@@ -219,13 +228,17 @@ export function createTriggerExecutor(deps: Deps): TriggerExecutor {
 
     async loadArmed(): Promise<{ orders: RestingOrderState[]; protections: ProtectionState[] }> {
       const read = await repo.readSnapshot(deps.db, async (q) => {
-        const orders = await repo.allPendingOrders(q);
-        const positions = await repo.allProtectedPositions(q);
+        const orders = armed ? await repo.pendingOrders(q, armed.accountId) : await repo.allPendingOrders(q);
+        const positions = armed
+          ? (await repo.openPositions(q, armed.accountId)).filter(hasProtection)
+          : await repo.allProtectedPositions(q);
         const ids = [...orders.map((o) => Number(o.account_id)), ...positions.map((p) => Number(p.account_id))];
         const accounts = await accountsByIds(q, ids);
         return { orders, positions, accounts };
       });
-      const userOf = new Map(read.accounts.map((a) => [Number(a.id), Number(a.user_id)]));
+      const onThisMarket = (a: { id: number; kind: string }) =>
+        armed ? Number(a.id) === armed.accountId : a.kind !== 'practice';
+      const userOf = new Map(read.accounts.filter(onThisMarket).map((a) => [Number(a.id), Number(a.user_id)]));
       const orders: RestingOrderState[] = [];
       for (const o of read.orders) {
         const userId = userOf.get(Number(o.account_id));
@@ -240,6 +253,11 @@ export function createTriggerExecutor(deps: Deps): TriggerExecutor {
       return { orders, protections };
     },
   };
+}
+
+/** Whether a position has anything the trigger book arms (as `allProtectedPositions` selects). */
+function hasProtection(p: PositionRow): boolean {
+  return p.stop_loss_e10 !== null || p.take_profit_e10 !== null || p.trailing_stop_pips !== null;
 }
 
 /** The tick as exact prices at the pair's digits. */

@@ -4,7 +4,8 @@ import { LeaderLoad, type LeaderMode } from '../../core/leader-load.js';
 import type { PairCatalog, PriceBook, Quote } from '../../market/index.js';
 import type { Bus } from '../../realtime/bus.js';
 import { exactTickPrice } from '../math.js';
-import { ENGINE_TOPIC, type EngineChange, type RestingOrderState, type TriggerExecutor, type TriggerQuote } from './ports.js';
+import { ENGINE_TOPIC, type EngineChange, type TriggerExecutor } from './ports.js';
+import { applyEngineChange, executeStep, type Step, type StepDeps } from './steps.js';
 import type { BookQuote, Trigger, TriggerBook } from './trigger-book.js';
 
 export interface OrderEngineDeps {
@@ -30,9 +31,6 @@ export const defaultEngineOptions: OrderEngineOptions = { checkEveryMs: 250, tra
 /** Where this node stands: only a leader whose book is loaded acts on ticks. */
 export type EngineMode = LeaderMode;
 
-/** One thing to execute for one account, in order. */
-type Step = { trigger: Trigger; quote: BookQuote } | { expire: RestingOrderState };
-
 /**
  * The order engine's runtime (docs/order-engine.md#the-engine): feeds the trigger book with
  * ticks and bus changes, and executes what it triggers through the TriggerExecutor, only on the
@@ -47,11 +45,13 @@ export class OrderEngine {
   private readonly unsubscribers: Array<() => void> = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
+  private readonly stepDeps: StepDeps;
 
   constructor(
     private readonly deps: OrderEngineDeps,
     private readonly options: OrderEngineOptions = defaultEngineOptions,
   ) {
+    this.stepDeps = { ...deps, retryLater: (rearm) => this.retryLater(rearm) };
     // docs/order-engine.md#the-engine: a new leader loads every armed order and protection before it acts.
     this.leadership = new LeaderLoad({
       name: 'order engine',
@@ -161,23 +161,7 @@ export class OrderEngine {
   }
 
   private apply(change: EngineChange): void {
-    const { book } = this.deps;
-    switch (change?.kind) {
-      case 'order':
-        book.upsertOrder(change.order);
-        break;
-      case 'order_gone':
-        book.removeOrder(change.orderId);
-        break;
-      case 'protection':
-        book.upsertProtection(change.protection, change.stopLossSet !== false);
-        break;
-      case 'protection_gone':
-        book.removeProtection(change.positionId);
-        break;
-      default:
-        this.deps.log.warn({ change }, 'order engine: unknown change on the bus');
-    }
+    applyEngineChange(this.deps.book, change, this.deps.log);
   }
 
   private onTick(quote: Quote): void {
@@ -244,95 +228,14 @@ export class OrderEngine {
     });
   }
 
-  /** One step, never throwing: the outcome settles the book; a failure re-arms it later. */
-  private async execute(step: Step): Promise<void> {
-    const { executor, book, log } = this.deps;
-    if ('expire' in step) {
-      const orderId = step.expire.orderId;
-      try {
-        const outcome = await executor.expireOrder(orderId);
-        // Stale: not due any more (its expiry moved) or already gone; the bus has the newer state.
-        if (outcome === 'stale') book.dropStaleOrder(orderId);
-        else book.settleOrder(orderId);
-      } catch (err) {
-        log.error({ err, orderId }, 'order engine: expiring an order failed; retrying');
-        this.retryLater(() => book.rearmOrder(orderId));
-      }
-      return;
-    }
-    const { trigger, quote } = step;
-    switch (trigger.kind) {
-      case 'close': {
-        const positionId = trigger.protection.positionId;
-        try {
-          // The version it acted on: a trader's or a fill's change since then makes it stale (decided again on the newer state).
-          const version = trigger.protection.protectionVersion ?? 0;
-          const outcome = await executor.closeByProtection(positionId, trigger.reason, this.triggerQuote(quote), version);
-          if (outcome === 'filled') book.settleClosed(positionId);
-          else if (outcome === 'stale') book.dropStaleProtection(positionId);
-          else this.retryLater(() => book.rearmProtection(positionId)); // refused: the position is still open
-        } catch (err) {
-          log.error({ err, positionId, reason: trigger.reason }, 'order engine: closing a position failed; retrying');
-          this.retryLater(() => book.rearmProtection(positionId));
-        }
-        return;
-      }
-      case 'fill':
-        await this.fill(trigger.order.orderId, quote);
-        return;
-      case 'stop_limit': {
-        const orderId = trigger.order.orderId;
-        const at = this.deps.clock.now();
-        let outcome: string;
-        try {
-          outcome = await executor.markStopLimitTriggered(orderId, at);
-        } catch (err) {
-          log.error({ err, orderId }, 'order engine: recording a stop-limit trigger failed; retrying');
-          this.retryLater(() => book.rearmOrder(orderId));
-          return;
-        }
-        if (outcome === 'stale') {
-          book.dropStaleOrder(orderId);
-          return;
-        }
-        if (outcome === 'expired' || outcome === 'rejected') {
-          book.settleOrder(orderId);
-          return;
-        }
-        // Now a LIMIT at its limit price: the tick that triggered the stop may fill it at once.
-        const fillAt = book.restStopLimit(orderId, at);
-        if (fillAt) await this.fill(orderId, fillAt);
-        return;
-      }
-    }
-  }
-
-  private async fill(orderId: number, quote: BookQuote): Promise<void> {
-    try {
-      const outcome = await this.deps.executor.fillPendingOrder(orderId, this.triggerQuote(quote));
-      // Filled or rejected (margin): no longer PENDING. Stale: gone, or modified so that the tick no longer crosses it.
-      if (outcome === 'stale') this.deps.book.dropStaleOrder(orderId);
-      else this.deps.book.settleOrder(orderId);
-    } catch (err) {
-      this.deps.log.error({ err, orderId }, 'order engine: filling an order failed; retrying');
-      this.retryLater(() => this.deps.book.rearmOrder(orderId));
-    }
+  /** One step, never throwing (steps.ts): the outcome settles the book; a failure re-arms it later. */
+  private execute(step: Step): Promise<void> {
+    return executeStep(this.stepDeps, step);
   }
 
   private retryLater(rearm: () => void): void {
     if (this.stopped) return;
     this.retries.push({ at: this.deps.clock.now() + this.options.retryAfterMs, rearm });
-  }
-
-  private triggerQuote(quote: BookQuote): TriggerQuote {
-    const digits = this.deps.market.pairs.get(quote.symbol)?.digits ?? 5;
-    return {
-      symbol: quote.symbol,
-      bid: quote.bid.toFixed(digits),
-      ask: quote.ask.toFixed(digits),
-      timestamp: quote.timestamp,
-      ...(quote.receivedAt === undefined ? {} : { receivedAt: quote.receivedAt }),
-    };
   }
 }
 

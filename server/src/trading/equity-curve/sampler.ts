@@ -106,6 +106,8 @@ export class EquitySampler {
       const id = Number(account.id);
       // An account without a period yet (opened before the statistics) gets it, from its
       // trades, at its next fill or call under its own lock; its points start then.
+      // A practice account's equity moves with its replay session's market, never with live prices (docs/replay.md).
+      if (account.kind === 'practice') continue;
       const period = periods.get(id);
       const open = byAccount.get(id) ?? [];
       // Closed since the accounts were chosen: nothing is open to sample.

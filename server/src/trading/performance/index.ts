@@ -17,13 +17,22 @@ export interface PerformanceModule {
 /** The statistics, the equity curve and the journal (docs/performance.md). */
 export function createPerformanceModule(
   trading: Pick<TradingDeps, 'db' | 'clock' | 'pricing' | 'log'>,
-  deps: { auth: AuthModule; isLeader: () => boolean },
+  deps: {
+    auth: AuthModule;
+    isLeader: () => boolean;
+    /** A named account's dependencies (its own market's pricing, docs/replay.md). */
+    depsFor?: (account: number) => Promise<TradingDeps>;
+  },
 ): PerformanceModule {
   const sampler = new EquitySampler(trading, deps.isLeader);
   return {
     sampler,
     registerRoutes: async (api) => {
-      await registerPerformanceRoutes(api, { auth: deps.auth, trading });
+      await registerPerformanceRoutes(api, {
+        auth: deps.auth,
+        trading,
+        ...(deps.depsFor ? { depsFor: deps.depsFor } : {}),
+      });
       await registerEquityCurveRoutes(api, { auth: deps.auth, trading });
       await registerJournalRoutes(api, { auth: deps.auth, trading });
     },

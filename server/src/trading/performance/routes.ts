@@ -8,10 +8,16 @@ import { performanceOfUser } from './service.js';
 
 export async function registerPerformanceRoutes(
   api: FastifyInstance,
-  deps: { auth: AuthModule; trading: Pick<TradingDeps, 'db' | 'pricing'> },
+  deps: {
+    auth: AuthModule;
+    trading: Pick<TradingDeps, 'db' | 'pricing'>;
+    /** The dependencies of a named account's calls: a practice account's equity is at its replay session's prices (docs/replay.md). */
+    depsFor?: (account: number) => Promise<Pick<TradingDeps, 'db' | 'pricing'>>;
+  },
 ): Promise<void> {
   const route = operationRoutes(api, deps.auth);
-  route(ops.performance, async ({ account }, { request }) =>
-    performanceOfUser(deps.trading, userId(request.auth.userId), optionalAccountId(account)),
-  );
+  route(ops.performance, async ({ account }, { request }) => {
+    const trading = account !== undefined && deps.depsFor ? await deps.depsFor(account) : deps.trading;
+    return performanceOfUser(trading, userId(request.auth.userId), optionalAccountId(account));
+  });
 }

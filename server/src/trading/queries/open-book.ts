@@ -19,12 +19,15 @@ export async function loadOpenBook(deps: Pick<TradingDeps, 'db'>): Promise<OpenB
     byAccount.set(state.accountId, list);
   }
   const accounts = await accountsByIds(q, [...byAccount.keys()]);
-  return accounts.map((a) => ({
-    accountId: toAccountId(a.id),
-    userId: Number(a.user_id),
-    balanceMinor: Number(a.balance_minor),
-    leverage: Number(a.leverage),
-    status: a.status,
-    positions: byAccount.get(Number(a.id)) ?? [],
-  }));
+  // A practice account is valued on its replay session's market, never by live ticks (docs/replay.md#the-accounts-market).
+  return accounts
+    .filter((a) => a.kind !== 'practice')
+    .map((a) => ({
+      accountId: toAccountId(a.id),
+      userId: Number(a.user_id),
+      balanceMinor: Number(a.balance_minor),
+      leverage: Number(a.leverage),
+      status: a.status,
+      positions: byAccount.get(Number(a.id)) ?? [],
+    }));
 }

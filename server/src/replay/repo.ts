@@ -1,0 +1,77 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { ReplaySessionsTable, StoredReplayStatus } from './tables.js';
+
+// The replay sessions' SQL (docs/replay.md#sessions-and-their-calls). Every read a trader's call
+// makes names the trader: another trader's session is not found.
+
+type Q = Kysely<Database>;
+export type ReplaySessionRow = Selectable<ReplaySessionsTable>;
+
+export async function insertSession(trx: Q, row: Insertable<ReplaySessionsTable>): Promise<number> {
+  const inserted = await trx.insertInto('replay_sessions').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+/** The trader's session `id`, unless deleted. */
+export async function findOwnSession(q: Q, userId: number, id: number): Promise<ReplaySessionRow | undefined> {
+  return q
+    .selectFrom('replay_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('status', '!=', 'deleted')
+    .executeTakeFirst();
+}
+
+/** The trader's sessions, newest first, without the deleted ones. */
+export async function sessionsOfUser(q: Q, userId: number): Promise<ReplaySessionRow[]> {
+  return q
+    .selectFrom('replay_sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '!=', 'deleted')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** The session of a practice account (deleted ones too: the account stays on its market). */
+export async function sessionOfAccount(q: Q, accountId: number): Promise<ReplaySessionRow | undefined> {
+  return q.selectFrom('replay_sessions').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** Writes a session's clock, status and speed (after every advance and control). */
+export async function saveSession(
+  q: Q,
+  id: number,
+  changes: { clock: number; status: StoredReplayStatus; speed: number; updatedAt: number },
+): Promise<void> {
+  await q
+    .updateTable('replay_sessions')
+    .set({ clock: changes.clock, status: changes.status, speed: changes.speed, updated_at: changes.updatedAt })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * At start nothing plays (a session plays only while its trader is there, docs/replay.md#playing):
+ * the sessions left playing by the last run are paused. Returns how many.
+ */
+export async function pauseAllPlaying(q: Q, now: number): Promise<number> {
+  const result = await q
+    .updateTable('replay_sessions')
+    .set({ status: 'paused', updated_at: now })
+    .where('status', '=', 'playing')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The trader's practice accounts' sessions, by account id (the accounts call shows each one's session). */
+export async function sessionsOfAccounts(q: Q, userId: number): Promise<Map<number, { id: number; status: string }>> {
+  const rows = await q
+    .selectFrom('replay_sessions')
+    .select(['id', 'account_id', 'status'])
+    .where('user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.account_id), { id: Number(r.id), status: r.status }]));
+}

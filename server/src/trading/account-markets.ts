@@ -1,0 +1,299 @@
+import { Dec } from '@pipdesk/contract';
+import { findAccountById } from '../accounts/index.js';
+import type { Clock } from '../core/clock.js';
+import { AppError } from '../errors.js';
+import type { PriceBook, Quote } from '../market/index.js';
+import type { Bus, BusEvents } from '../realtime/bus.js';
+import { closePosition } from './commands/close-position.js';
+import { protectNegativeBalance } from './commands/protect-negative-balance.js';
+import { createTriggerExecutor } from './commands/triggers.js';
+import type { TradingDeps } from './deps.js';
+import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
+import { applyEngineChange, executeStep, type StepDeps } from './engine/steps.js';
+import { type BookQuote, TriggerBook } from './engine/trigger-book.js';
+import { BALANCE_ADJUSTED_TOPIC, ORDER_UPDATE_TOPIC } from './events.js';
+import { type AccountValue, exactTickPrice, Pricing, valueAccount } from './math.js';
+import * as repo from './repo.js';
+import { type PositionState, accountId as toAccountId, positionId as toPositionId, userId as toUserId } from './types.js';
+
+// An account's own market (docs/replay.md#the-accounts-market): a practice account bound to a
+// replay session values and fills at the session's quotes and clock, and its pending orders,
+// stops, targets and trailing stops are triggered by the session's ticks, never by the live
+// market. Trading keeps the live path as it was: a call that names no account, or an account
+// no other market claims, uses the one live Pricing, clock and trigger engine.
+
+/** What another market hands trading for one account. */
+export interface AccountMarketSource {
+  /** Its prices: the last quote of each pair it plays, and conversion rates at its clock. */
+  readonly prices: PriceBook;
+  /** The account's "now" for every price, fill, expiry and timestamp. */
+  readonly clock: Clock;
+  /** The pairs the account may trade (an order on another is refused). */
+  readonly symbols: readonly string[];
+}
+
+/** An account bound to its own market: what that market's driver feeds. */
+export interface BoundAccountMarket {
+  readonly accountId: number;
+  readonly symbols: readonly string[];
+  /** The market's last quote of a pair (its own pairs' ticks, any other pair's conversion quote). */
+  quote(symbol: string): Quote | undefined;
+  /**
+   * Plays one tick (already the source's latest quote, the clock at its time): GTD orders due by
+   * then expire, then every trigger it crosses runs in the engine's order, each awaited, so the
+   * next tick sees what this one did (docs/order-engine.md#ordering).
+   */
+  tick(quote: Quote): Promise<void>;
+  /** Writes the trailing stops moved since the last call (after every advance). */
+  flush(): Promise<void>;
+}
+
+/**
+ * Finds the market of an account this node has not bound yet (a replay session stored in the
+ * database): binds it and resolves, or resolves without binding when the account is live.
+ */
+export type AccountMarketLoader = (accountId: number) => Promise<void>;
+
+/** Accounts known to be on the live market, kept at most (oldest forgotten first): ids are never reused. */
+const MAX_KNOWN_LIVE = 50_000;
+
+interface Bound extends BoundAccountMarket {
+  readonly deps: TradingDeps;
+}
+
+/**
+ * The accounts of this node bound to a market of their own, and the trading dependencies each
+ * one's commands run with. The named entry point other modules use (trading/index.ts).
+ */
+export class AccountMarkets {
+  private readonly bound = new Map<number, Bound>();
+  private readonly binding = new Map<number, Promise<Bound>>();
+  private readonly knownLive = new Set<number>();
+  private loader: AccountMarketLoader | undefined;
+
+  constructor(
+    private readonly live: TradingDeps,
+    /** Percent (docs/trading-rules.md#margin-call-and-stop-out): a bound account is stopped out on its own market's ticks. */
+    private readonly stopOutLevel: number,
+  ) {}
+
+  /** Who binds an account this node has not seen (the replay module, at start). */
+  setLoader(loader: AccountMarketLoader): void {
+    this.loader = loader;
+  }
+
+  /** Binds `accountId` to `source`: loads its armed orders and protection into a trigger book of its own. */
+  bind(accountId: number, source: AccountMarketSource): Promise<BoundAccountMarket> {
+    const bound = this.bound.get(accountId);
+    if (bound) return Promise.resolve(bound);
+    const existing = this.binding.get(accountId);
+    if (existing) return existing;
+    this.knownLive.delete(accountId);
+    const binding = this.create(accountId, source).finally(() => this.binding.delete(accountId));
+    this.binding.set(accountId, binding);
+    return binding;
+  }
+
+  /**
+   * The dependencies a call on `accountId` runs with: the live ones, or its own market's. An
+   * account this node has not seen is asked of the loader once.
+   */
+  async depsFor(accountId: number | undefined): Promise<TradingDeps> {
+    if (accountId === undefined) return this.live;
+    return (await this.marketOf(accountId))?.deps ?? this.live;
+  }
+
+  /** The bound market of `accountId`, binding it through the loader when it has one; undefined on the live market. */
+  async marketOf(accountId: number): Promise<Bound | undefined> {
+    const bound = this.bound.get(accountId);
+    if (bound) return bound;
+    if (this.knownLive.has(accountId)) return undefined;
+    const binding = this.binding.get(accountId);
+    if (binding) return binding;
+    if (this.loader) await this.loader(accountId);
+    const found = this.bound.get(accountId) ?? (await this.binding.get(accountId));
+    if (found) return found;
+    if (this.knownLive.size >= MAX_KNOWN_LIVE) {
+      const oldest = this.knownLive.values().next().value;
+      if (oldest !== undefined) this.knownLive.delete(oldest);
+    }
+    this.knownLive.add(accountId);
+    return undefined;
+  }
+
+  /**
+   * The figures of an account bound to its own market, at that market's prices (the accounts call;
+   * the live book never holds such an account); undefined for an account on the live market.
+   */
+  async figures(accountId: number, balanceMinor: number, leverage: number): Promise<AccountValue | undefined> {
+    const market = await this.marketOf(accountId);
+    if (!market) return undefined;
+    const positions = (await repo.openPositions(this.live.db.kysely, accountId)).map(repo.positionStateFromRow);
+    return valueAccount(balanceMinor, leverage, positions, market.deps.pricing);
+  }
+
+  private async create(accountId: number, source: AccountMarketSource): Promise<Bound> {
+    const { live } = this;
+    const book = new TriggerBook(live.pairs.list());
+    // No stale limit: a session's quote is as fresh as its clock says (docs/replay.md).
+    const pricing = new Pricing(live.pairs, source.prices);
+    const row = await findAccountById(live.db.kysely, accountId);
+    if (!row) throw new Error(`account ${accountId} to bind does not exist`);
+    // What a stop-out on this market needs, kept by the account's own executions (its bus).
+    const account = {
+      userId: Number(row.user_id),
+      balanceMinor: Number(row.balance_minor),
+      leverage: Number(row.leverage),
+      open: new Map<number, PositionState>(),
+    };
+    for (const p of await repo.openPositions(live.db.kysely, accountId)) {
+      const state = repo.positionStateFromRow(p);
+      account.open.set(state.id, state);
+    }
+    const deps: TradingDeps = {
+      ...live,
+      pricing,
+      clock: source.clock,
+      bus: accountBus(live.bus, {
+        onEngineChange: (change) => applyEngineChange(book, change, live.log),
+        onExecution: (balanceMinor, state) => {
+          account.balanceMinor = balanceMinor;
+          if (!state) return;
+          if (state.status === 'OPEN') account.open.set(state.id, state);
+          else {
+            account.open.delete(state.id);
+            pricing.forgetValuation(state.id);
+          }
+        },
+        onBalance: (balanceMinor) => {
+          account.balanceMinor = balanceMinor;
+        },
+      }),
+    };
+    const stopOutLevel = Dec.from(this.stopOutLevel);
+    /**
+     * Stop-out on this market's prices (docs/trading-rules.md#margin-call-and-stop-out, the live
+     * risk engine's rule): while equity is at or below the stop-out level of the margin used, the
+     * largest loser closes at the current tick; then negative balance protection.
+     */
+    const stopOutIfDue = async (): Promise<void> => {
+      let closed = 0;
+      for (let round = 0; round < 1_000 && account.open.size > 0; round++) {
+        const value = valueAccount(account.balanceMinor, account.leverage, account.open.values(), pricing);
+        if (!value.marginUsed.gt(0) || value.equity.times(100).gt(value.marginUsed.times(stopOutLevel))) break;
+        let loser: number | undefined;
+        let worst: Dec | undefined;
+        for (const [id, v] of value.positions) {
+          if (worst === undefined || v.unrealizedPnl.lt(worst)) {
+            worst = v.unrealizedPnl;
+            loser = id;
+          }
+        }
+        if (loser === undefined) break;
+        try {
+          await closePosition(deps, toUserId(account.userId), toPositionId(loser), {
+            reason: 'stop_out',
+            accountId: toAccountId(accountId),
+          });
+          closed++;
+        } catch (err) {
+          // Closed meanwhile: not ours to close any more.
+          if (!(err instanceof AppError && (err.status === 404 || err.status === 409))) throw err;
+        }
+        account.open.delete(loser);
+      }
+      if (closed > 0) await protectNegativeBalance(deps, toAccountId(accountId));
+    };
+    const executor = createTriggerExecutor(deps, { accountId });
+    const armed = await executor.loadArmed();
+    book.load(armed.orders, armed.protections);
+    const retries: Array<() => void> = [];
+    const steps: StepDeps = {
+      executor,
+      book,
+      log: live.log,
+      clock: source.clock,
+      market: { pairs: live.pairs },
+      // A failed execution is tried again from the next tick on, as the live engine does a second later.
+      retryLater: (rearm) => retries.push(rearm),
+    };
+    const bound: Bound = {
+      accountId,
+      symbols: source.symbols,
+      quote: (symbol) => source.prices.latest(symbol),
+      deps,
+      tick: async (quote) => {
+        for (const rearm of retries.splice(0)) rearm();
+        const due = book.nextExpiry();
+        if (due !== undefined && due <= quote.timestamp) {
+          for (const order of book.expireDue(quote.timestamp)) await executeStep(steps, { expire: order });
+        }
+        const pair = live.pairs.get(quote.symbol);
+        if (!pair) return;
+        // As the live engine reads a tick (engine.ts), without an arrival time: never stale.
+        const bookQuote: BookQuote = {
+          symbol: pair.symbol,
+          bid: exactTickPrice(quote.bid, pair.digits),
+          ask: exactTickPrice(quote.ask, pair.digits),
+          timestamp: quote.timestamp,
+        };
+        for (const trigger of book.onTick(bookQuote).triggers) await executeStep(steps, { trigger, quote: bookQuote });
+        if (account.open.size > 0) {
+          try {
+            await stopOutIfDue();
+          } catch (err) {
+            // Decided again on the next tick, as the live risk engine retries.
+            live.log.error({ err, accountId }, 'stop-out on an account market failed; retrying on a later tick');
+          }
+        }
+      },
+      flush: async () => {
+        const moves = book.takeTrailingMoves();
+        if (moves.length === 0) return;
+        try {
+          await executor.saveTrailingStops(moves);
+        } catch (err) {
+          book.restoreTrailingMoves(moves);
+          throw err;
+        }
+      },
+    };
+    this.bound.set(accountId, bound);
+    return bound;
+  }
+}
+
+/**
+ * The bus an account on its own market publishes to: its engine changes go to its own trigger
+ * book (never to the live engine), its executions stay off the live books (the live market never
+ * values a practice account), and only its order updates reach the trader's sockets.
+ */
+function accountBus(
+  live: Bus,
+  to: {
+    onEngineChange: (change: EngineChange) => void;
+    onExecution: (balanceMinor: number, position: PositionState | null) => void;
+    onBalance: (balanceMinor: number) => void;
+  },
+): Bus {
+  return {
+    name: live.name,
+    publish(topic, payload) {
+      if (topic === 'message') {
+        const message = payload as BusEvents['message'];
+        if (message.topic === ENGINE_TOPIC) to.onEngineChange(message.payload as EngineChange);
+        else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
+        else if (message.topic === BALANCE_ADJUSTED_TOPIC) to.onBalance(message.payload.balance_minor);
+        return;
+      }
+      if (topic === 'execution') {
+        const { payload: event } = payload as BusEvents['execution'];
+        to.onExecution(event.account.balance_minor, event.position_state);
+      }
+    },
+    subscribe: (topic, handler) => live.subscribe(topic, handler),
+    healthy: () => live.healthy(),
+    onHealthChange: (listener) => live.onHealthChange(listener),
+    close: async () => {},
+  };
+}
