@@ -57,6 +57,9 @@ export default defineConfig({
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['./src/test/setup.ts'],
+          // A form test renders, types and waits for the app's answers in jsdom: seconds on a busy
+          // 2-core machine with two files side by side, past Vitest's default of 5 s.
+          testTimeout: 20_000,
         },
       },
     ],
