@@ -84,6 +84,15 @@ test('a replay session: start it, play and pause, fill a limit order by stepping
   }
   await expect(long).toContainText('0.10');
 
+  // Closed at the session's price: one trade for the statistics.
+  page.once('dialog', (dialog) => void dialog.accept());
+  const closed = page.waitForResponse((r) => /\/api\/trading\/close-position\/\d+\//.test(r.url()));
+  await positions.getByRole('button', { name: 'Close EURUSD position' }).click();
+  const closeAnswer = await closed;
+  expect(closeAnswer.status(), await closeAnswer.text()).toBe(200);
+  const profitLoss = ((await closeAnswer.json()) as { data: { profit_loss: number } }).data.profit_loss;
+  await expect(positions.getByText('No open positions')).toBeVisible();
+
   // The session on the Replay page, with its statistics.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Replay' }).click();
   const listed = page
@@ -92,6 +101,8 @@ test('a replay session: start it, play and pause, fill a limit order by stepping
     .filter({ hasText: '04 Apr 2023, 09:00 UTC' });
   await expect(listed).toContainText('EURUSD');
   await expect(listed).toContainText('Paused');
-  await expect(listed.getByRole('cell').nth(4)).toHaveText(/\$\d/);
-  await expect(listed.getByRole('cell').nth(5)).toHaveText(/^\d+$/);
+  const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', signDisplay: 'exceptZero' });
+  await expect(listed.getByRole('cell').nth(4)).toHaveText(money.format(profitLoss));
+  await expect(listed.getByRole('cell').nth(5)).toHaveText('1');
+  await expect(listed.getByRole('cell').nth(6)).toHaveText(profitLoss > 0 ? '100.00%' : profitLoss < 0 ? '0.00%' : '—');
 });

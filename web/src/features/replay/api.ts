@@ -5,9 +5,8 @@ import {
   type ReplaySpeed,
   replayOperations,
 } from '@pipdesk/contract';
-import { hashKey, type QueryClient, useQuery } from '@tanstack/react-query';
+import { hashKey, useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
-import { marketKeys } from '../market/queries';
 import { tradingKeys } from '../trading';
 
 /**
@@ -21,12 +20,13 @@ export const REPLAY_POLL_MS = 1_000;
 
 /**
  * The trader's sessions are the trader's, whichever account is selected: hashed with plain `hashKey`
- * (app/queryClient.ts), as the accounts list is.
+ * (app/queryClient.ts), as the accounts list is. Under ['trading'], so what reloads the trading
+ * figures after a fill or a close reloads a session's statistics too.
  */
 export const replayKeys = {
-  all: ['replays'] as const,
-  list: ['replays', 'list'] as const,
-  detail: (id: number) => ['replays', 'detail', id] as const,
+  all: [...tradingKeys.all, 'replays'] as const,
+  list: [...tradingKeys.all, 'replays', 'list'] as const,
+  detail: (id: number) => [...tradingKeys.all, 'replays', 'detail', id] as const,
   student: (studentId: number) => ['academy', 'student', studentId, 'replays'] as const,
 };
 
@@ -76,18 +76,6 @@ export async function pauseReplay(id: number): Promise<ReplayDto> {
 
 export async function stepReplay(id: number, minutes: number): Promise<ReplayDto> {
   return (await api.call(replayOperations.stepReplay, { ids: { id }, body: { minutes } })).replay;
-}
-
-/**
- * After the clock moved: the sessions, the accounts list (the switcher's equity) and the selected
- * account's page (positions, orders, account figures, the pair's price).
- */
-export function reloadAfterMove(queryClient: QueryClient, symbol: string): Promise<unknown> {
-  return Promise.all([
-    queryClient.invalidateQueries({ queryKey: replayKeys.all }),
-    queryClient.invalidateQueries({ queryKey: tradingKeys.all }),
-    queryClient.invalidateQueries({ queryKey: marketKeys.pairPrice(symbol) }),
-  ]);
 }
 
 const utcParts = new Intl.DateTimeFormat('en-US', {
