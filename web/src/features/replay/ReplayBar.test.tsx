@@ -1,12 +1,13 @@
-import type { ReplayDto } from '@pipdesk/contract';
-import { screen, waitFor, within } from '@testing-library/react';
+import type { AccountSummaryDto, ReplayDto } from '@pipdesk/contract';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAuthServer } from '../../test/fakeAuthServer';
 import { renderWithProviders } from '../../test/render';
+import { AccountSelectionProvider } from '../accounts';
 import { makePerformance } from '../performance/testPerformance';
 import { allowSlowScreens, ok } from '../trading/testSupport';
-import { ReplaySessionBar } from './ReplayBar';
+import { ReplayBar, ReplaySessionBar } from './ReplayBar';
 import { makeReplay } from './testReplay';
 
 const BASE = '/api/trading/replays/5/';
@@ -63,10 +64,11 @@ describe('the replay bar (docs/screens.md#replay-bar)', () => {
     await waitFor(() => expect(play).toHaveAccessibleName('Play'));
   });
 
-  it('steps a minute, an hour and a day, and shows the new clock', async () => {
+  it("steps a minute, an hour and a day, shows the new clock and reloads the page's trading data and price", async () => {
     const user = userEvent.setup();
-    renderWithProviders(<ReplaySessionBar id={5} symbol="EURUSD" />);
+    const { queryClient } = renderWithProviders(<ReplaySessionBar id={5} symbol="EURUSD" />);
     await screen.findByText('10 Apr 2023, 09:00 UTC');
+    const invalidated = vi.spyOn(queryClient, 'invalidateQueries');
     const steps = within(bar()).getByRole('group', { name: 'Step' });
     await user.click(within(steps).getByRole('button', { name: 'Step 1 min' }));
     expect(await screen.findByText('10 Apr 2023, 09:01 UTC')).toBeVisible();
@@ -75,6 +77,9 @@ describe('the replay bar (docs/screens.md#replay-bar)', () => {
     await user.click(within(steps).getByRole('button', { name: 'Step 1 day' }));
     expect(await screen.findByText('11 Apr 2023, 10:01 UTC')).toBeVisible();
     expect(posts(`${BASE}step/`).map((c) => c.body)).toEqual([{ minutes: 1 }, { minutes: 60 }, { minutes: 1440 }]);
+    const keys = invalidated.mock.calls.map(([filters]) => filters?.queryKey);
+    expect(keys).toContainEqual(['trading']);
+    expect(keys).toContainEqual(['market', 'pair', 'EURUSD', 'price']);
   });
 
   it("shows the server's answer when a control is refused", async () => {
@@ -87,5 +92,52 @@ describe('the replay bar (docs/screens.md#replay-bar)', () => {
     await screen.findByText('10 Apr 2023, 09:00 UTC');
     await user.click(within(bar()).getByRole('button', { name: 'Step 1 day' }));
     expect(await within(bar()).findByText('The data of this session is over')).toBeVisible();
+  });
+});
+
+describe('where the bar shows', () => {
+  const account = (id: number, kind: AccountSummaryDto['kind'], replay: AccountSummaryDto['replay']): AccountSummaryDto => ({
+    id,
+    kind,
+    name: kind,
+    currency: 'USD',
+    balance: 10_000,
+    equity: 10_000,
+    margin_used: 0,
+    free_margin: 10_000,
+    leverage: 100,
+    status: 'ACTIVE',
+    created_at: '2026-11-28T10:00:00.000Z',
+    challenge: null,
+    replay,
+  });
+
+  beforeEach(() => {
+    server.on('/api/trading/accounts/', () =>
+      ok([account(1, 'primary', null), account(12, 'practice', { id: 5, status: 'paused' })]),
+    );
+  });
+
+  it("on the selected practice account's pair page, its session", async () => {
+    renderWithProviders(
+      <AccountSelectionProvider>
+        <ReplayBar symbol="EURUSD" />
+      </AccountSelectionProvider>,
+      { path: '/pair/EURUSD?account=12' },
+    );
+    expect(await screen.findByText('10 Apr 2023, 09:00 UTC')).toBeVisible();
+  });
+
+  it('nowhere on the primary account', async () => {
+    renderWithProviders(
+      <AccountSelectionProvider>
+        <ReplayBar symbol="EURUSD" />
+      </AccountSelectionProvider>,
+      { path: '/pair/EURUSD' },
+    );
+    await waitFor(() => expect(server.callsTo('/api/trading/accounts/')).toHaveLength(1));
+    await act(async () => {});
+    expect(screen.queryByRole('region', { name: 'Replay' })).not.toBeInTheDocument();
+    expect(server.callsTo(BASE)).toEqual([]);
   });
 });
