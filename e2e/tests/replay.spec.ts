@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Locator, Page } from '@playwright/test';
+import type { AxeResults } from 'axe-core';
 import { expect, test } from './support/scripted-market.js';
 import { signInAs } from './support/traders.js';
 
@@ -20,6 +23,18 @@ async function sessionQuote(page: Page, account: string): Promise<{ bid: number;
   expect(answer.status(), await answer.text()).toBe(200);
   const data = ((await answer.json()) as { data: { price: { bid: number; ask: number } } }).data;
   return data.price;
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** No serious or critical axe violation on the page as it stands (as a11y.spec.ts checks the base screens). */
+async function expectAccessible(page: Page): Promise<void> {
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(() =>
+    (window as unknown as { axe: { run(context: Document): Promise<AxeResults> } }).axe.run(document),
+  );
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
 }
 
 async function clockText(bar: Locator): Promise<string> {
@@ -44,6 +59,7 @@ test('a replay session: start it, play and pause, fill a limit order by stepping
   const row = sessions.getByRole('row').filter({ hasText: '04 Apr 2023, 09:00 UTC' });
   await expect(row).toContainText('EURUSD');
   await expect(row).toContainText('Paused');
+  await expectAccessible(page);
 
   // Its pair page, on its practice account.
   await row.getByRole('link', { name: /^Open EURUSD/ }).click();
@@ -52,13 +68,18 @@ test('a replay session: start it, play and pause, fill a limit order by stepping
   const bar = page.getByRole('region', { name: 'Replay' });
   await expect(bar.getByTestId('replay-clock')).toHaveText('04 Apr 2023, 09:00 UTC');
 
-  // Play at 60× (a session minute a second), then pause.
+  await expectAccessible(page);
+
+  // Play at 60× (a session minute a second), then pause, from the keyboard: one button that turns.
   await bar.getByLabel('Speed').selectOption('60');
-  await bar.getByRole('button', { name: 'Play' }).click();
+  await bar.getByRole('button', { name: 'Play' }).focus();
+  await page.keyboard.press('Enter');
   await expect(bar.getByText('Playing')).toBeVisible();
+  await expect(bar.getByRole('button', { name: 'Pause' })).toBeFocused();
   await expect(bar.getByTestId('replay-clock')).not.toHaveText('04 Apr 2023, 09:00 UTC', { timeout: 15_000 });
-  await bar.getByRole('button', { name: 'Pause' }).click();
+  await page.keyboard.press('Enter');
   await expect(bar.getByText('Paused')).toBeVisible();
+  await expect(bar.getByRole('button', { name: 'Play' })).toBeFocused();
 
   // A BUY LIMIT 3 pips under the session's ask, with its stop and target, from the usual ticket.
   const { ask } = await sessionQuote(page, account);
