@@ -65,7 +65,7 @@ describe('layout and routes (docs/screens.md#routes)', () => {
       within(nav)
         .getAllByRole('link')
         .map((l) => l.textContent),
-    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts']);
+    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Replay']);
     expect(current().map((l) => l.textContent)).toEqual(['Orders']);
     await user.click(within(nav).getByRole('link', { name: 'News' }));
     expect(window.location.pathname).toBe('/news');
@@ -88,7 +88,7 @@ describe('layout and routes (docs/screens.md#routes)', () => {
       within(nav)
         .getAllByRole('link')
         .map((l) => l.textContent),
-    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Academy', 'Leaderboard']);
+    ).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Replay', 'Academy', 'Leaderboard']);
     expect(within(screen.getByRole('banner')).getByRole('link', { name: 'Change password' })).toHaveAttribute(
       'href',
       '/account/password',

@@ -25,6 +25,7 @@ const NAV_LINKS = [
   // Beside the spec's links, as Performance is (docs/screens.md#charts-page).
   { to: '/charts', label: 'Charts', end: false },
   { to: '/alerts', label: 'Alerts', end: false },
+  { to: '/replay', label: 'Replay', end: false },
 ] as const;
 
 /** The frame of every signed-in screen: header with navigation, status and the trader; then the page. */

@@ -45,6 +45,7 @@ const AcademyPage = lazyPage(() => import('../features/academy/AcademyPage').the
 const CohortPage = lazyPage(() => import('../features/academy/CohortPage').then((m) => m.CohortPage));
 const StudentPage = lazyPage(() => import('../features/academy/StudentPage').then((m) => m.StudentPage));
 const LeaderboardPage = lazyPage(() => import('../features/academy/LeaderboardPage').then((m) => m.LeaderboardPage));
+const ReplayPage = lazyPage(() => import('../features/replay/ReplayPage').then((m) => m.ReplayPage));
 const AlertsPage = lazyPage(() => import('../features/alerts/AlertsPage').then((m) => m.AlertsPage));
 
 /** Where the trader was going when the sign-in screen came up. */
@@ -128,6 +129,7 @@ export function AppRoutes() {
         <Route path="news" element={<NewsPage />} />
         <Route path="performance" element={<PerformancePage />} />
         <Route path="alerts" element={<AlertsPage />} />
+        <Route path="replay" element={<ReplayPage />} />
         <Route path="academy" element={<AcademyPage />} />
         <Route path="academy/cohorts/:cohortId" element={<CohortPage />} />
         <Route path="academy/students/:studentId" element={<StudentPage />} />

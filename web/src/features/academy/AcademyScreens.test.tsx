@@ -77,7 +77,7 @@ describe('the header links (docs/screens.md#academy)', () => {
   it('adds Academy after the spec links for an instructor', async () => {
     renderApp('/');
     await waitFor(() =>
-      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Academy']),
+      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Replay', 'Academy']),
     );
     expect(screen.getByRole('link', { name: 'Change password' })).toHaveAttribute('href', '/account/password');
   });
@@ -86,14 +86,14 @@ describe('the header links (docs/screens.md#academy)', () => {
     me = makeMe({ role: 'trader', cohort_id: 7 });
     const view = renderApp('/');
     await waitFor(() =>
-      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Leaderboard']),
+      expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Replay', 'Leaderboard']),
     );
     view.unmount();
     me = makeMe({ role: 'trader', cohort_id: null });
     renderApp('/');
     await screen.findByText('Demo Trader');
     await waitFor(() => expect(server.callsTo(`${A}/me/`).length).toBe(2));
-    expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts']);
+    expect(navLinks()).toEqual(['Dashboard', 'Orders', 'News', 'Performance', 'Charts', 'Alerts', 'Replay']);
   });
 });
 
@@ -345,6 +345,7 @@ describe('the student page', SLOW, () => {
       body: { count: 1, next: null, previous: null, results: [makeOrder({ id: 41, reason: 'reset' })] },
     }));
     server.on(`${A}/students/5/performance/`, () => ok(makePerformance()));
+    server.on(`${A}/students/5/replays/`, () => ok({ replays: [] }));
     server.on(`${A}/students/5/journal/`, () => ({
       status: 200,
       body: { count: entries.length, next: null, previous: null, results: entries },

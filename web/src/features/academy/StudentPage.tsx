@@ -23,6 +23,7 @@ import {
 } from '../trading';
 import '../trading/trading.css';
 import { StudentDrawingsCard } from '../chart/drawings/StudentDrawingsCard';
+import { StudentReplays } from '../replay/StudentReplays';
 import { academyKeys, fetchStudent, fetchStudentOrders, fetchStudentPerformance, resetStudent } from './api';
 import { StudentJournal } from './StudentJournal';
 import './academy.css';
@@ -69,6 +70,7 @@ export function StudentPage() {
           </Card>
           <StudentOrders studentId={studentId} digits={digits} />
           <StudentPerformance studentId={studentId} />
+          <StudentReplays studentId={studentId} />
           <StudentJournal studentId={studentId} digits={digits} />
           <StudentDrawingsCard studentId={studentId} pairs={data?.fx_pairs ?? []} />
         </>

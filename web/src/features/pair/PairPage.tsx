@@ -12,6 +12,7 @@ import {
   usePriceStream,
 } from '../market';
 import { PairNewsPanel } from '../news';
+import { ReplayBar } from '../replay/ReplayBar';
 import { reloadTradingData, usePairPage } from '../trading';
 import { PAIR_LOAD_FAILED, PairTradingPanels } from './PairTradingPanels';
 
@@ -56,6 +57,7 @@ export function PairPage() {
 
   return (
     <Page title={<PairTitle pair={pair} />} documentTitle={`${pair.symbol} ${pair.name}`} eyebrow={<BackToPlatformLink />}>
+      <ReplayBar symbol={pair.symbol} />
       <div className="pair-market">
         <CurrentPriceCard pair={pair} stream={stream} initialPrice={snapshot.data?.price} />
         <PriceChart
