@@ -1,4 +1,4 @@
-import { placeMarketOrderResponseSchema, replayAnswerSchema } from '@pipdesk/contract';
+import { pairPageSchema, placeMarketOrderResponseSchema, replayAnswerSchema } from '@pipdesk/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { seededPairs } from '../market/catalogue.js';
@@ -101,5 +101,40 @@ describe('the trading socket of a practice account', () => {
     expect(practice.received.slice(from).map((r) => r.message.type)).toEqual([]);
     practice.close();
     primary.close();
+  });
+
+  it('values a cross at the session’s conversion rates after a step, as the calls do', async () => {
+    const me = await insertSignedInTrader(t);
+    const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      t.app.inject({ method, url, headers: me.headers, ...(payload ? { payload } : {}) });
+    // A USD account trading EURJPY values its yen at USDJPY, a pair this session does not play.
+    const created = await call('POST', '/api/trading/replays/', { symbols: ['EURJPY'], start: iso(START) });
+    expect(created.statusCode, created.body).toBe(201);
+    const replay = replayAnswerSchema.parse(created.json().data).replay;
+    const account = replay.account_id;
+    const placed = await call('POST', `/api/trading/place-market-order/?account=${account}`, {
+      symbol: 'EURJPY',
+      side: 'SELL',
+      quantity: 0.2,
+    });
+    expect(placed.statusCode, placed.body).toBe(201);
+    const practice = await Client.signedIn(t, me.token, account);
+    practice.send({ type: 'subscribe_to_pnl' });
+    await practice.next('pnl_subscription_confirmed');
+    const step = await call('POST', `/api/trading/replays/${replay.id}/step/`, { minutes: 6 * 60 });
+    expect(step.statusCode, step.body).toBe(200);
+    const page = await call('GET', `/api/trading/pair/EURJPY/?account=${account}`);
+    expect(page.statusCode, page.body).toBe(200);
+    const [position] = pairPageSchema.parse(page.json().data).positions;
+    const expected = {
+      position_id: position!.id,
+      unrealized_pnl: position!.unrealized_pnl,
+      current_price: position!.current_price,
+    };
+    await practice.next('pnl_batch_update', {
+      where: (m) => JSON.stringify(m.updates) === JSON.stringify([expected]),
+      timeoutMs: 3_000,
+    });
+    practice.close();
   });
 });

@@ -78,6 +78,8 @@ export interface AccountMarketObserver {
   balance(accountId: number, balanceMinor: number): void;
   /** The trader changed a position's protection. */
   protection(change: PositionProtectionPayload): void;
+  /** The market's clock moved (after every advance): the conversion rates of the pairs it does not play moved with it. */
+  moved(market: BoundAccountMarket): void;
 }
 
 /** Accounts known to be on the live market, kept at most (oldest forgotten first): ids are never reused. */
@@ -286,6 +288,7 @@ export class AccountMarkets {
         }
       },
       flush: async () => {
+        this.observer?.moved(bound);
         const moves = book.takeTrailingMoves();
         if (moves.length === 0) return;
         try {

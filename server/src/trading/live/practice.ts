@@ -100,6 +100,21 @@ export class PracticeBooks implements AccountMarketObserver {
     this.deps.send(change.userId, change.accountId, () => [positionsFrame(account)]);
   }
 
+  /**
+   * The session's ticks are its own pairs'; the other pairs quote their conversion rate at its
+   * clock, so after every advance they are read again (a USD account trading EURJPY values its yen
+   * at USDJPY then).
+   */
+  moved(market: BoundAccountMarket): void {
+    const own = this.markets.get(market.accountId);
+    if (!own) return;
+    for (const pair of this.deps.pairs.list()) {
+      if (market.symbols.includes(pair.symbol)) continue;
+      const quote = market.quote(pair.symbol);
+      if (quote) own.book.onTick(quote);
+    }
+  }
+
   // ------------------------------------------------------------------ the sockets that serve one
 
   /** Whether the account has a book here (it is bound to a market of its own). */
