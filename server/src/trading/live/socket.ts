@@ -204,7 +204,11 @@ export class TradingSocketServer {
       conn.named = named ?? null;
       // Before it joins the node's sockets, so no live price reaches a practice account's.
       await this.deps.handlers.adoptAccount(conn);
-      if (conn.closed) return;
+      if (conn.closed) {
+        // Closed meanwhile: its close handler found it unauthenticated, so it is let go here.
+        this.deps.handlers.onClosed(conn);
+        return;
+      }
     }
     if (previous) this.unindexSession(conn, previous.sessionId);
     conn.user = user;
