@@ -136,5 +136,20 @@ describe('the trading socket of a practice account', () => {
       timeoutMs: 3_000,
     });
     practice.close();
+    await practice.closed;
+
+    // Stepped while no socket serves it: the next socket's first figures are those at the new clock.
+    const again = await call('POST', `/api/trading/replays/${replay.id}/step/`, { minutes: 6 * 60 });
+    expect(again.statusCode, again.body).toBe(200);
+    const later = await call('GET', `/api/trading/pair/EURJPY/?account=${account}`);
+    const [moved] = pairPageSchema.parse(later.json().data).positions;
+    expect(moved!.current_price).not.toBe(position!.current_price);
+    const next = await Client.signedIn(t, me.token, account);
+    next.send({ type: 'subscribe_to_pnl' });
+    const first = await next.next('pnl_batch_update');
+    expect(first.updates).toEqual([
+      { position_id: moved!.id, unrealized_pnl: moved!.unrealized_pnl, current_price: moved!.current_price },
+    ]);
+    next.close();
   });
 });

@@ -12,7 +12,10 @@ import { executionFrames, positionsFrame, type SendToAccount } from './trader-me
 
 /** One practice account's own live state on this node. */
 interface PracticeMarket {
+  market: BoundAccountMarket;
   userId: number;
+  /** Ticks were skipped while no socket served the account: its prices are read again when one does. */
+  stale: boolean;
   /** A book of this one account, valued at its market's ticks only. */
   book: LiveBook;
   streams: PnlStreams;
@@ -65,12 +68,17 @@ export class PracticeBooks implements AccountMarketObserver {
       positions: account.positions,
     });
     const prices = new PriceFanout(sockets, (symbol) => pairs.get(symbol), pacing, log);
-    this.markets.set(market.accountId, { userId: account.userId, book, streams, prices, sockets });
+    this.markets.set(market.accountId, { market, userId: account.userId, stale: false, book, streams, prices, sockets });
   }
 
   tick(accountId: number, quote: Quote): void {
     const market = this.markets.get(accountId);
     if (!market) return;
+    // Nobody watches: a long step's ticks cost nothing here (docs/replay.md#the-trading-socket-of-a-practice-account).
+    if (market.sockets.size === 0) {
+      market.stale = true;
+      return;
+    }
     market.book.onTick(quote);
     market.prices.onTick(quote);
   }
@@ -108,9 +116,22 @@ export class PracticeBooks implements AccountMarketObserver {
   moved(market: BoundAccountMarket): void {
     const own = this.markets.get(market.accountId);
     if (!own) return;
+    if (own.sockets.size === 0) {
+      own.stale = true;
+      return;
+    }
     for (const pair of this.deps.pairs.list()) {
       if (market.symbols.includes(pair.symbol)) continue;
       const quote = market.quote(pair.symbol);
+      if (quote) own.book.onTick(quote);
+    }
+  }
+
+  /** Every pair's quote at the market's clock, read again after ticks were skipped. */
+  private refresh(own: PracticeMarket): void {
+    own.stale = false;
+    for (const pair of this.deps.pairs.list()) {
+      const quote = own.market.quote(pair.symbol);
       if (quote) own.book.onTick(quote);
     }
   }
@@ -124,7 +145,10 @@ export class PracticeBooks implements AccountMarketObserver {
 
   /** A socket that serves the account: its market's prices go to it from now on. */
   attach(conn: TradingConnection, accountId: number): void {
-    this.markets.get(accountId)?.sockets.add(conn);
+    const own = this.markets.get(accountId);
+    if (!own) return;
+    own.sockets.add(conn);
+    if (own.stale) this.refresh(own);
   }
 
   account(accountId: number): LiveAccount | undefined {
