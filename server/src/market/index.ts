@@ -16,7 +16,7 @@ import { registerMarketRoutes } from './routes.js';
 import { MarketService } from './service.js';
 import { ExternalFeedSource } from './sources/external-feed.js';
 import { ModelPriceSource } from './sources/model-source.js';
-import type { Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './types.js';
+import type { AccountMarketViews, Candle, ChartRange, PairCatalog, PriceBook, PriceSource } from './types.js';
 
 export { MINUTE_MS } from './candles.js';
 export { pairDto } from './catalogue.js';
@@ -24,9 +24,20 @@ export { REFERENCE_USD_VALUE } from './legs.js';
 export { isStaleQuote } from './price-book.js';
 export { quoteAround } from './quotes.js';
 export { type BarSeries, loadReplayData, WALK_KEYS_MS, walkKeys } from './replay-data.js';
+export { seriesCandlesAt } from './series-candles.js';
 export { priceDto } from './service.js';
 export { ScriptedPriceSource } from './sources/scripted.js';
-export type { Candle, ChartRange, Pair, PairCatalog, PriceBook, PriceSource, Quote } from './types.js';
+export type {
+  AccountMarketView,
+  AccountMarketViews,
+  Candle,
+  ChartRange,
+  Pair,
+  PairCatalog,
+  PriceBook,
+  PriceSource,
+  Quote,
+} from './types.js';
 
 export interface MarketModule {
   pairs: PairCatalog;
@@ -47,6 +58,11 @@ export interface MarketModule {
   buildPairSnapshot(symbol: string): PairSnapshot;
   /** The `current-prices` answer: symbol → price of every active pair that has one. */
   currentPrices(): Record<string, Price>;
+  /**
+   * Who tells the market of an account bound to one of its own (a replay session's): the price,
+   * current prices and chart calls with its `?account=` answer from it (docs/replay.md#the-accounts-market).
+   */
+  setAccountMarkets(views: AccountMarketViews): void;
   /** Whether this node runs the price source (docs/operations.md#one-process-or-many leader rule). */
   isLeader(): boolean;
   /** Writes closed one-minute candles now instead of at the next minute (tests). */
@@ -115,6 +131,7 @@ export async function createMarketModule(
     },
     buildPairSnapshot: (symbol) => service.pairSnapshot(symbol),
     currentPrices: () => service.currentPrices(),
+    setAccountMarkets: (views) => service.setAccountMarkets(views),
     isLeader: () => feed.isLeader(),
     flushCandles: () => feed.flush(),
     pruneCandles: () => feed.prune(),

@@ -25,7 +25,7 @@ import { type Catalog, pairDto } from './catalogue.js';
 import { FormingCandles } from './forming.js';
 import { candlesIn } from './repo.js';
 import { SETTLED_AFTER_MS, SettledCandles } from './settled-candles.js';
-import type { Pair, PriceBook, Quote } from './types.js';
+import type { AccountMarketView, AccountMarketViews, Pair, PriceBook, Quote } from './types.js';
 
 /** The most closed one-minute candles one gap fill sends (a day of minutes). */
 export const MAX_GAP_FILL = 1440;
@@ -48,6 +48,7 @@ export function priceDto(quote: Quote, digits: number): Price {
 export class MarketService {
   private readonly forming: FormingCandles;
   private readonly settled: SettledCandles;
+  private accountMarkets: AccountMarketViews | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -62,6 +63,20 @@ export class MarketService {
     );
   }
 
+  /** Who tells the market of an account bound to one of its own (the replay module, at start). */
+  setAccountMarkets(views: AccountMarketViews): void {
+    this.accountMarkets = views;
+  }
+
+  /**
+   * The market of the account a call names with `?account=` (docs/replay.md#the-accounts-market):
+   * undefined for a call that names none (nothing is looked up) and for an account on the live market.
+   */
+  async accountMarket(account: number | undefined): Promise<AccountMarketView | undefined> {
+    if (account === undefined || !this.accountMarkets) return undefined;
+    return this.accountMarkets(account);
+  }
+
   /** An active pair by symbol (any case), else 404 `Currency pair {symbol} not found`. */
   requirePair(symbol: string): Pair {
     const pair = this.catalog.get(symbol);
@@ -69,10 +84,11 @@ export class MarketService {
     return pair;
   }
 
-  currentPrices(): Record<string, Price> {
+  /** Every active pair's price: the live one, or that of the account's own market (`own`). */
+  currentPrices(own?: AccountMarketView): Record<string, Price> {
     const out: Record<string, Price> = {};
     for (const pair of this.catalog.active()) {
-      const quote = this.book.latest(pair.symbol);
+      const quote = own ? own.quote(pair.symbol) : this.book.latest(pair.symbol);
       if (quote) out[pair.symbol] = priceDto(quote, pair.digits);
     }
     return out;
@@ -84,9 +100,9 @@ export class MarketService {
     return { pair: pairDto(pair), price: quote ? priceDto(quote, pair.digits) : null };
   }
 
-  pairPrice(symbol: string): Price {
+  pairPrice(symbol: string, own?: AccountMarketView): Price {
     const pair = this.requirePair(symbol);
-    const quote = this.book.latest(pair.symbol);
+    const quote = own ? own.quote(pair.symbol) : this.book.latest(pair.symbol);
     if (!quote) throw errors.unavailable(`No price available for ${pair.symbol} yet`);
     return priceDto(quote, pair.digits);
   }
@@ -95,9 +111,10 @@ export class MarketService {
    * The chart answer of a spec range: the `count` newest candles of the range's size, oldest
    * first, the last one still forming.
    */
-  async chart(symbol: string, range: ChartRange): Promise<Candle[]> {
+  async chart(symbol: string, range: ChartRange, own?: AccountMarketView): Promise<Candle[]> {
     const pair = this.requirePair(symbol);
     const { timeframeMinutes, count } = CHART_RANGES[range];
+    if (own) return own.candles(pair, timeframeMinutes, { limit: count });
     return (await this.candlesOf(pair, timeframeMinutes, { limit: count })).map(toChartCandle);
   }
 
@@ -105,8 +122,18 @@ export class MarketService {
    * The chart answer with a timeframe (docs/api.md#chart-data): the `limit` newest candles that
    * open before `before` (up to now, the forming one included, without it), oldest first.
    */
-  async chartOf(pair: Pair, timeframe: Timeframe, window: { before?: number; limit?: number }): Promise<Candle[]> {
+  async chartOf(
+    pair: Pair,
+    timeframe: Timeframe,
+    window: { before?: number; limit?: number },
+    own?: AccountMarketView,
+  ): Promise<Candle[]> {
     const limit = window.limit ?? CHART_DEFAULT_LIMIT;
+    if (own)
+      return own.candles(pair, TIMEFRAME_MINUTES[timeframe], {
+        ...(window.before === undefined ? {} : { before: window.before }),
+        limit,
+      });
     const candles = await this.candlesOf(pair, TIMEFRAME_MINUTES[timeframe], { before: window.before, limit });
     return candles.map(toChartCandle);
   }

@@ -1,6 +1,8 @@
 // The market module's types. Files inside market/ import them from here, never from the
 // module's entry point (index.ts only composes), so the folder has no import circle.
 
+import type { Candle } from '@pipdesk/contract';
+
 /** Chart candles and ranges are the contract's: the answer the client parses is the type the server builds. */
 export type { Candle, ChartRange } from '@pipdesk/contract';
 
@@ -63,3 +65,18 @@ export interface PriceSource {
   /** Called before start with the last stored mid of each pair, so a model can continue from them without a jump. */
   resume?(lastMids: ReadonlyMap<string, number>): void;
 }
+
+/**
+ * A market of its own that an account is bound to (a replay session's,
+ * docs/replay.md#the-accounts-market): what the market calls answer for `?account=` of such an
+ * account instead of the live prices and candles.
+ */
+export interface AccountMarketView {
+  /** The market's last quote of a pair at its clock (undefined: none). */
+  quote(symbol: string): Quote | undefined;
+  /** The pair's candles up to the market's clock, nothing after it (the chart-data window). */
+  candles(pair: Pair, timeframeMinutes: number, window: { before?: number; limit: number }): Candle[];
+}
+
+/** The market of an account named with `?account=`: undefined when it trades on the live market. */
+export type AccountMarketViews = (accountId: number) => Promise<AccountMarketView | undefined>;

@@ -35,9 +35,15 @@ export interface ReplayModule {
 /** Replay sessions (DESIGN §19): practice accounts on real past markets (docs/replay.md). */
 export function createReplayModule(
   ctx: AppContext,
-  deps: { auth: AuthModule; market: Pick<MarketModule, 'pairs'>; trading: Pick<TradingModule, 'service'> },
+  deps: {
+    auth: AuthModule;
+    market: Pick<MarketModule, 'pairs' | 'setAccountMarkets'>;
+    trading: Pick<TradingModule, 'service'>;
+  },
 ): ReplayModule {
   const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data: loadReplayData(), trading: deps.trading.service });
+  // The price, current prices and chart calls of a practice account answer from its session.
+  deps.market.setAccountMarkets((accountId) => sessions.marketView(accountId));
   return {
     sessions,
     registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, ctx, sessions }),

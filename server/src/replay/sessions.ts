@@ -12,7 +12,7 @@ import { closeAccount, openExtraAccount } from '../accounts/index.js';
 import type { AppContext } from '../core/context.js';
 import { writeTransaction } from '../db/transaction.js';
 import { errors } from '../errors.js';
-import type { BarSeries, PairCatalog } from '../market/index.js';
+import { type AccountMarketView, type BarSeries, type PairCatalog, seriesCandlesAt } from '../market/index.js';
 import type { AccountMarkets, BoundAccountMarket, TradingServiceImpl } from '../trading/index.js';
 import { checkReplayStart, dataRange, replayProblemMessage } from './data-range.js';
 import * as repo from './repo.js';
@@ -59,6 +59,8 @@ interface Held {
  */
 export class ReplaySessions {
   private readonly held = new Map<number, Held>();
+  /** The same sessions by their practice account. */
+  private readonly heldByAccount = new Map<number, Held>();
   private readonly loading = new Map<number, Promise<Held>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -223,6 +225,27 @@ export class ReplaySessions {
     });
   }
 
+  /**
+   * The session's market as the market calls show it to its practice account (`?account=`,
+   * docs/replay.md#the-accounts-market): its quotes at its clock, and candles of the real minutes
+   * up to its clock, the newest cut where the clock stands. Undefined for an account on the live
+   * market: trading's `AccountMarkets` remembers those, so a live account costs one read per node.
+   */
+  async marketView(accountId: number): Promise<AccountMarketView | undefined> {
+    if (!(await this.markets.marketOf(accountId))) return undefined;
+    const held = this.heldByAccount.get(accountId);
+    if (!held) return undefined;
+    const { data } = this.deps;
+    return {
+      quote: (symbol) => held.bound.quote(symbol),
+      candles: (pair, timeframeMinutes, window) => {
+        const series = data.get(pair.symbol);
+        // A pair without a file has no history to show, only its conversion quote.
+        return series ? seriesCandlesAt(series, held.market.clock, timeframeMinutes, window) : [];
+      },
+    };
+  }
+
   // ------------------------------------------------------------------ moving the clock
 
   /**
@@ -312,6 +335,7 @@ export class ReplaySessions {
         playedAt: this.deps.ctx.clock.now(),
       };
       this.held.set(id, held);
+      this.heldByAccount.set(held.accountId, held);
       return held;
     })().finally(() => this.loading.delete(id));
     this.loading.set(id, load);

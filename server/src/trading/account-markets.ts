@@ -11,7 +11,12 @@ import type { TradingDeps } from './deps.js';
 import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
 import { applyEngineChange, executeStep, type StepDeps } from './engine/steps.js';
 import { type BookQuote, TriggerBook } from './engine/trigger-book.js';
-import { BALANCE_ADJUSTED_TOPIC, ORDER_UPDATE_TOPIC } from './events.js';
+import {
+  BALANCE_ADJUSTED_TOPIC,
+  ORDER_UPDATE_TOPIC,
+  POSITION_PROTECTION_TOPIC,
+  type PositionProtectionPayload,
+} from './events.js';
 import { type AccountValue, exactTickPrice, Pricing, valueAccount } from './math.js';
 import * as repo from './repo.js';
 import { type PositionState, accountId as toAccountId, positionId as toPositionId, userId as toUserId } from './types.js';
@@ -54,6 +59,29 @@ export interface BoundAccountMarket {
  */
 export type AccountMarketLoader = (accountId: number) => Promise<void>;
 
+/**
+ * Who follows what happens on the bound accounts (the trading socket's books of practice
+ * accounts, trading/live/practice.ts): their executions never go on the bus, so this is the only
+ * way they leave the account's market. Called synchronously, in the order things happen.
+ */
+export interface AccountMarketObserver {
+  /** An account was bound, with its state as loaded (balance, leverage, open positions). */
+  bound(
+    market: BoundAccountMarket,
+    account: { userId: number; balanceMinor: number; leverage: number; positions: PositionState[] },
+  ): void;
+  /** A tick of its market, before the triggers it crosses run (so their fills are valued at it). */
+  tick(accountId: number, quote: Quote): void;
+  /** A committed execution of the account (what the bus's 'execution' carries for a live account). */
+  execution(event: BusEvents['execution']): void;
+  /** Its balance changed outside an execution (negative balance protection). */
+  balance(accountId: number, balanceMinor: number): void;
+  /** The trader changed a position's protection. */
+  protection(change: PositionProtectionPayload): void;
+  /** The market's clock moved (after every advance): the conversion rates of the pairs it does not play moved with it. */
+  moved(market: BoundAccountMarket): void;
+}
+
 /** Accounts known to be on the live market, kept at most (oldest forgotten first): ids are never reused. */
 const MAX_KNOWN_LIVE = 50_000;
 
@@ -70,6 +98,7 @@ export class AccountMarkets {
   private readonly binding = new Map<number, Promise<Bound>>();
   private readonly knownLive = new Set<number>();
   private loader: AccountMarketLoader | undefined;
+  private observer: AccountMarketObserver | undefined;
 
   constructor(
     private readonly live: TradingDeps,
@@ -80,6 +109,11 @@ export class AccountMarkets {
   /** Who binds an account this node has not seen (the replay module, at start). */
   setLoader(loader: AccountMarketLoader): void {
     this.loader = loader;
+  }
+
+  /** Who follows the bound accounts (live trading, at creation: before any account is bound). */
+  observe(observer: AccountMarketObserver): void {
+    this.observer = observer;
   }
 
   /** Binds `accountId` to `source`: loads its armed orders and protection into a trigger book of its own. */
@@ -156,8 +190,11 @@ export class AccountMarkets {
       clock: source.clock,
       bus: accountBus(live.bus, {
         onEngineChange: (change) => applyEngineChange(book, change, live.log),
-        onExecution: (balanceMinor, state) => {
+        onExecution: (event) => {
+          const { balance_minor: balanceMinor } = event.payload.account;
+          const state = event.payload.position_state;
           account.balanceMinor = balanceMinor;
+          this.observer?.execution(event);
           if (!state) return;
           if (state.status === 'OPEN') account.open.set(state.id, state);
           else {
@@ -167,7 +204,9 @@ export class AccountMarkets {
         },
         onBalance: (balanceMinor) => {
           account.balanceMinor = balanceMinor;
+          this.observer?.balance(accountId, balanceMinor);
         },
+        onProtection: (change) => this.observer?.protection(change),
       }),
     };
     const stopOutLevel = Dec.from(this.stopOutLevel);
@@ -223,6 +262,7 @@ export class AccountMarkets {
       quote: (symbol) => source.prices.latest(symbol),
       deps,
       tick: async (quote) => {
+        this.observer?.tick(accountId, quote);
         for (const rearm of retries.splice(0)) rearm();
         const due = book.nextExpiry();
         if (due !== undefined && due <= quote.timestamp) {
@@ -248,6 +288,7 @@ export class AccountMarkets {
         }
       },
       flush: async () => {
+        this.observer?.moved(bound);
         const moves = book.takeTrailingMoves();
         if (moves.length === 0) return;
         try {
@@ -259,6 +300,12 @@ export class AccountMarkets {
       },
     };
     this.bound.set(accountId, bound);
+    this.observer?.bound(bound, {
+      userId: account.userId,
+      balanceMinor: account.balanceMinor,
+      leverage: account.leverage,
+      positions: [...account.open.values()],
+    });
     return bound;
   }
 }
@@ -266,14 +313,16 @@ export class AccountMarkets {
 /**
  * The bus an account on its own market publishes to: its engine changes go to its own trigger
  * book (never to the live engine), its executions stay off the live books (the live market never
- * values a practice account), and only its order updates reach the trader's sockets.
+ * values a practice account) and go to the observer (the practice account's own book on the
+ * trading socket), and only its order updates reach the trader's sockets through the bus.
  */
 function accountBus(
   live: Bus,
   to: {
     onEngineChange: (change: EngineChange) => void;
-    onExecution: (balanceMinor: number, position: PositionState | null) => void;
+    onExecution: (event: BusEvents['execution']) => void;
     onBalance: (balanceMinor: number) => void;
+    onProtection: (change: PositionProtectionPayload) => void;
   },
 ): Bus {
   return {
@@ -284,12 +333,10 @@ function accountBus(
         if (message.topic === ENGINE_TOPIC) to.onEngineChange(message.payload as EngineChange);
         else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
         else if (message.topic === BALANCE_ADJUSTED_TOPIC) to.onBalance(message.payload.balance_minor);
+        else if (message.topic === POSITION_PROTECTION_TOPIC) to.onProtection(message.payload);
         return;
       }
-      if (topic === 'execution') {
-        const { payload: event } = payload as BusEvents['execution'];
-        to.onExecution(event.account.balance_minor, event.position_state);
-      }
+      if (topic === 'execution') to.onExecution(payload as BusEvents['execution']);
     },
     subscribe: (topic, handler) => live.subscribe(topic, handler),
     healthy: () => live.healthy(),

@@ -55,7 +55,7 @@ export async function createTradingModule(
   },
 ): Promise<TradingModule> {
   const service = createTradingService(ctx, deps.market, deps.challengeRules);
-  const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service });
+  const live = createLiveTrading(ctx, { auth: deps.auth, market: deps.market, service, markets: service.markets });
   const engine = createOrderEngine(ctx, { market: deps.market, executor: service.triggers });
   const performance = createPerformanceModule(
     { db: ctx.db, clock: ctx.clock, pricing: service.pricing, log: ctx.log },

@@ -28,6 +28,11 @@ export class TradingConnection implements Paced {
    */
   serves: number | null = null;
   named: number | null = null;
+  /**
+   * The account it serves trades on a market of its own (a replay session's, practice.ts): its
+   * P&L, figures and prices come from that market, never from the live one.
+   */
+  ownMarket = false;
   subscribedToPnl = false;
   closed = false;
   // Paced (P&L and account figures): per connection, at most 2 per second (pacer.ts).

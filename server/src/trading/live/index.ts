@@ -5,6 +5,7 @@ import type { AuthModule } from '../../auth/index.js';
 import type { AppContext } from '../../core/context.js';
 import { errors } from '../../errors.js';
 import type { MarketModule } from '../../market/index.js';
+import type { AccountMarkets } from '../account-markets.js';
 import type { PositionState } from '../types.js';
 import { AccountReloader } from './account-reload.js';
 import type { Figures } from './book.js';
@@ -13,6 +14,7 @@ import type { EquityWatch } from './equity-watch.js';
 import { encodeMessage } from './messages.js';
 import { LiveNode, type LiveTradingService } from './node.js';
 import { type Pacing, realPacing } from './pacer.js';
+import { PracticeBooks } from './practice.js';
 import { defaultSocketOptions, type TradingSocketOptions, TradingSocketServer } from './socket.js';
 import { openPositionDtos, type SendToAccount, sendToAccount, sendToUser } from './trader-messages.js';
 
@@ -60,6 +62,8 @@ export interface LiveTradingDeps {
   auth: AuthModule;
   market: MarketModule;
   service: LiveTradingService;
+  /** Accounts on a market of their own (replay sessions' practice accounts): their sockets follow that market. */
+  markets: Pick<AccountMarkets, 'marketOf' | 'observe'>;
 }
 
 export interface LiveTradingOptions {
@@ -93,17 +97,37 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
         if (!row) return named === undefined ? null : 'not_found';
         return Number(row.id);
       },
+      adoptAccount: async (conn) => {
+        // The primary account is never a practice one: nothing is looked up for it.
+        if (conn.named === null || conn.serves === null) return;
+        if (!(await deps.markets.marketOf(conn.serves)) || !practice.has(conn.serves)) return;
+        conn.ownMarket = true;
+        practice.attach(conn, conn.serves);
+      },
       openPositions: async (conn) => {
-        const account = conn.serves === null ? undefined : node?.book.account(conn.serves);
+        const book = conn.ownMarket ? practice : node?.book;
+        const account = conn.serves === null ? undefined : book?.account(conn.serves);
         return account ? openPositionDtos(account) : [];
       },
       subscribePnl: (conn) => subscribePnl(conn),
-      onClosed: (conn) => node?.streams.unsubscribe(conn),
+      onClosed: (conn) => {
+        if (conn.ownMarket) practice.forget(conn);
+        else node?.streams.unsubscribe(conn);
+      },
     },
   });
   const send: SendToAccount = (userId, accountId, frames) => sendToAccount(sockets, userId, accountId, frames);
+  // Practice accounts' books, fed by their own markets (docs/replay.md#the-trading-socket-of-a-practice-account).
+  const practice = new PracticeBooks({ pairs: market.pairs, pacing, log: ctx.log, send });
+  deps.markets.observe(practice);
 
   async function subscribePnl(conn: TradingConnection): Promise<void> {
+    if (conn.ownMarket && conn.serves !== null) {
+      if (conn.closed) return;
+      conn.send('pnl_subscription_confirmed', { message: 'Subscribed to P&L updates' });
+      practice.subscribe(conn, conn.serves);
+      return;
+    }
     const live = node;
     if (!live) throw errors.unavailable('Live trading is starting');
     const { book, streams, risk } = live;
@@ -171,6 +195,7 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
       for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
       await reloading;
       sockets.stop();
+      practice.stop();
       node?.book.stop();
       node?.streams.stop();
       node?.prices.stop();

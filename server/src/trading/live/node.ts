@@ -52,7 +52,7 @@ export class LiveNode {
     // The book calls back only on ticks and events, after every part below exists.
     this.book = new LiveBook(market.pairs.list(), (account) => this.accountChanged(account), deps.watches);
     this.streams = new PnlStreams(this.book, pacing, ctx.log);
-    this.prices = new PriceFanout(deps.sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing, ctx.log);
+    this.prices = new PriceFanout(deps.sockets.authenticated, (symbol) => market.pairs.get(symbol), pacing, ctx.log, true);
     this.risk = new RiskEngine({
       book: this.book,
       service,

@@ -33,6 +33,8 @@ export interface TradingSocketHandlers {
   openPositions(conn: TradingConnection): Promise<PositionDto[]>;
   /** The account a socket serves: the one named if it is the trader's (else 'not_found'), or their primary one (null without). */
   resolveAccount(userId: number, named: number | undefined): Promise<number | null | 'not_found'>;
+  /** Marks (`ownMarket`) a socket whose account trades on a market of its own, before it joins the node's sockets. */
+  adoptAccount(conn: TradingConnection): Promise<void>;
   /** `subscribe_to_pnl`: starts P&L and account streaming (the confirmation is sent first). */
   subscribePnl(conn: TradingConnection): Promise<void>;
   onClosed(conn: TradingConnection): void;
@@ -200,6 +202,13 @@ export class TradingSocketServer {
       }
       conn.serves = serves;
       conn.named = named ?? null;
+      // Before it joins the node's sockets, so no live price reaches a practice account's.
+      await this.deps.handlers.adoptAccount(conn);
+      if (conn.closed) {
+        // Closed meanwhile: its close handler found it unauthenticated, so it is let go here.
+        this.deps.handlers.onClosed(conn);
+        return;
+      }
     }
     if (previous) this.unindexSession(conn, previous.sessionId);
     conn.user = user;

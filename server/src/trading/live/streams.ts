@@ -173,6 +173,8 @@ export class PriceFanout {
     private readonly pair: (symbol: string) => Pair | undefined,
     pacing: Pacing,
     private readonly log?: FanoutLog,
+    /** The live fan-out skips the sockets of accounts on a market of their own (practice.ts). */
+    private readonly skipOwnMarket = false,
   ) {
     this.pacer = new Pacer(PRICE_INTERVAL_MS, () => this.flush(), pacing);
   }
@@ -216,7 +218,7 @@ export class PriceFanout {
     this.changed.clear();
     const all = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     // Sliced over turns (socket-frames.ts): a tick arriving meanwhile sends its P&L first.
-    for (const conn of this.connections) conn.sendRaw(all, CAN_WAIT);
+    for (const conn of this.connections) if (!(this.skipOwnMarket && conn.ownMarket)) conn.sendRaw(all, CAN_WAIT);
     logFanout(this.log, 'trading-price', oldest, this.connections.size, { symbols, canWait: true });
   }
 }
