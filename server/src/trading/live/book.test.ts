@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pair, PairCatalog, PriceBook, Quote } from '../../market/index.js';
 import { Pricing, valueAccount } from '../math.js';
 import { type AccountId, accountId, type PositionId, type PositionState, positionId } from '../types.js';
-import { type LiveAccount, LiveBook } from './book.js';
+import { type LiveAccount, LiveBook, MAX_WAITING_TICKS } from './book.js';
 
 const SYMBOLS = [
   'EURUSD',
@@ -487,7 +487,7 @@ describe('LiveBook: a large tick in slices (docs/operations.md#ticks-in-slices)'
     for (let id = 1; id <= 10; id++) expect(changed.filter((c) => c.account === id).map((c) => c.tick)).toEqual(mids);
   });
 
-  it('once 100 ticks wait, a pair’s newer tick takes the place of its waiting one: the queue stays bounded and ends at the newest prices', async () => {
+  it('once MAX_WAITING_TICKS wait, a pair’s newer tick takes the place of its waiting one: the queue stays bounded and ends at the newest prices', async () => {
     const { whole, sliced } = twoBooks();
     const ticks: Quote[] = [];
     for (let i = 0; i < 300; i++) {
@@ -495,11 +495,34 @@ describe('LiveBook: a large tick in slices (docs/operations.md#ticks-in-slices)'
       ticks.push(quote(symbol, MIDS[symbol]! + (i % 7) * 0.0001));
     }
     for (const q of ticks) sliced.onTick(q);
-    // The first tick is under way; 100 wait, and the 199 after them each replaced one of its pair.
-    expect(sliced.ticksPending()).toBe(101);
+    // The first tick is under way; MAX_WAITING_TICKS wait, and those after them each replaced one of its pair.
+    expect(sliced.ticksPending()).toBe(1 + MAX_WAITING_TICKS);
     while (sliced.ticksPending() > 0) await turn();
     for (const q of ticks.slice(-3)) whole.onTick(q);
     expect(unrealized(sliced)).toEqual(unrealized(whole));
+  });
+
+  it('goes on with the tick and those behind it after a listener throws', async () => {
+    const seen: number[] = [];
+    let thrown = false;
+    const book = new LiveBook(
+      catalogue,
+      (a) => {
+        seen.push(a.accountId);
+        if (a.accountId === 1 && !thrown) {
+          thrown = true;
+          throw new Error('listener failed');
+        }
+      },
+      undefined,
+      1,
+    );
+    for (const s of SYMBOLS) book.seedPrice(quote(s, MIDS[s]!));
+    for (let id = 1; id <= 3; id++) loadTestAccount(book, id, [state(id, 'EURUSD', 10, '1.08')]);
+    expect(() => book.onTick(quote('EURUSD', 1.09))).toThrow('listener failed');
+    book.onTick(quote('EURUSD', 1.091));
+    while (book.ticksPending() > 0) await turn();
+    expect(seen).toEqual([1, 2, 3, 1, 2, 3]);
   });
 
   it('stops: the tick under way and those waiting are dropped', async () => {

@@ -22,8 +22,11 @@ const HUNDRED = Dec.from(100);
  */
 export const SLICE_POSITIONS = 256;
 
-/** Ticks that may wait behind the one under way before a pair's newer tick replaces its waiting one (`onTick`). */
-export const MAX_WAITING_TICKS = 100;
+/**
+ * Ticks that may wait behind the one under way before a pair's newer tick replaces its waiting one
+ * (`onTick`): about two a pair, a quarter of a second of a 100-a-second feed at most.
+ */
+export const MAX_WAITING_TICKS = 24;
 
 /** A tick being applied: its quote, its dedupe epoch and where the walk of its positions stands. */
 interface TickRun {
@@ -314,12 +317,13 @@ export class LiveBook {
       }
     } finally {
       this.working = false;
+      // Also after a listener threw: the ticks behind it are still applied, on the next turn.
+      if (this.running || this.waiting.length > 0)
+        this.resume = setImmediate(() => {
+          this.resume = null;
+          this.work();
+        });
     }
-    if (this.running || this.waiting.length > 0)
-      this.resume = setImmediate(() => {
-        this.resume = null;
-        this.work();
-      });
   }
 
   /**
