@@ -11,7 +11,6 @@ import * as cohorts from './cohorts.repo.js';
 // 403: the route exists for them, they just may not make it. The role is checked first, then scope.
 
 type Q = Kysely<Database>;
-type Role = AuthUser['role'];
 
 /** What a cohort call needs of the caller. */
 export type CohortAccess =

@@ -23,7 +23,14 @@ export { pairDto } from './catalogue.js';
 export { REFERENCE_USD_VALUE } from './legs.js';
 export { isStaleQuote } from './price-book.js';
 export { quoteAround } from './quotes.js';
-export { type BarSeries, loadReplayData, WALK_KEYS_MS, walkKeys } from './replay-data.js';
+export {
+  type BarSeries,
+  firstBarAtOrAfter,
+  lastBarAtOrBefore,
+  loadReplayData,
+  WALK_KEYS_MS,
+  walkKeys,
+} from './replay-data.js';
 export { seriesCandlesAt } from './series-candles.js';
 export { priceDto } from './service.js';
 export { ScriptedPriceSource } from './sources/scripted.js';

@@ -174,3 +174,27 @@ export function walkAt(keys: readonly [number, number, number, number], offsetMs
   const to = WALK_KEYS_MS[i]!;
   return keys[i - 1]! + (keys[i]! - keys[i - 1]!) * ((offsetMs - from) / (to - from));
 }
+
+/** Index of the last bar opening at or before `t`, −1 when none does. Binary search: a series holds ~50,000 bars. */
+export function lastBarAtOrBefore(times: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+/** Index of the first bar opening at or after `t` (the series' length when none does). */
+export function firstBarAtOrAfter(times: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,7 +1,7 @@
 import type { Candle } from '@pipdesk/contract';
 import { aggregateCandles, bucketStart, MINUTE_MS, type ScaledCandle, toChartCandle } from './candles.js';
 import { toScaled } from './quotes.js';
-import { type BarSeries, WALK_KEYS_MS, walkKeys } from './replay-data.js';
+import { type BarSeries, firstBarAtOrAfter, lastBarAtOrBefore, WALK_KEYS_MS, walkKeys } from './replay-data.js';
 
 /**
  * Candles of a real series as a market whose clock stands at `clock` has seen them
@@ -21,7 +21,7 @@ export function seriesCandlesAt(
   const size = timeframeMinutes * MINUTE_MS;
   // Minutes whose bucket opens before `before`: those before the first bucket start at or after it.
   const cutoff = window.before === undefined ? Number.POSITIVE_INFINITY : Math.ceil(window.before / size) * size;
-  const end = Math.min(upperBound(series.times, clock), lowerBound(series.times, cutoff));
+  const end = Math.min(lastBarAtOrBefore(series.times, clock) + 1, firstBarAtOrAfter(series.times, cutoff));
   if (end <= 0 || window.limit <= 0) return [];
   // Walk back a bucket at a time until `limit` buckets are covered.
   let buckets = 0;
@@ -68,28 +68,4 @@ function minuteAt(series: BarSeries, i: number, clock: number): ScaledCandle {
     close: toScaled(seen[played - 1]!),
     volume: played,
   };
-}
-
-/** The first index whose time is after `t`. */
-function upperBound(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The first index whose time is at or after `t`. */
-function lowerBound(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,4 +1,6 @@
-import { type BarSeries, WALK_KEYS_MS, walkKeys } from '../market/index.js';
+import { type BarSeries, firstBarAtOrAfter, lastBarAtOrBefore, WALK_KEYS_MS, walkKeys } from '../market/index.js';
+
+export { firstBarAtOrAfter, lastBarAtOrBefore };
 
 /**
  * A minute of real data played as four ticks, at the live replay source's offsets
@@ -6,30 +8,6 @@ import { type BarSeries, WALK_KEYS_MS, walkKeys } from '../market/index.js';
  * open, the other extreme, close (docs/replay.md#inside-a-minute).
  */
 export const TICKS_PER_BAR = WALK_KEYS_MS.length;
-
-/** Index of the last bar opening at or before `t`, −1 when none does. Binary search: a series holds ~50,000 bars. */
-export function lastBarAtOrBefore(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
-}
-
-/** Index of the first bar opening at or after `t` (the series' length when none does). */
-export function firstBarAtOrAfter(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** How many of a bar's ticks are at or before `t` (0 to 4). */
 export function ticksPassed(barOpen: number, t: number): number {

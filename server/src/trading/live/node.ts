@@ -16,7 +16,7 @@ import { BookResync } from './resync.js';
 import { RiskEngine } from './risk.js';
 import type { TradingSocketServer } from './socket.js';
 import { PnlStreams, PriceFanout } from './streams.js';
-import { executionFrames, marginCallFrame, orderUpdateFrame, positionsFrame, type SendToAccount } from './trader-messages.js';
+import { applyProtection, executionFrames, marginCallFrame, orderUpdateFrame, type SendToAccount } from './trader-messages.js';
 
 /** What the live part needs from the trading service. */
 export type LiveTradingService = Pick<TradingService, 'closePosition' | 'loadOpenBook' | 'protectNegativeBalance'>;
@@ -102,15 +102,6 @@ export class LiveNode {
 
   /** The trader changed a position's protection: the live book keeps it, the trader's sockets see the positions again. */
   private onPositionProtection(change: PositionProtectionPayload): void {
-    const account = this.book.account(change.accountId);
-    const position = account?.positions.get(change.positionId);
-    if (!account || !position) return;
-    position.state = {
-      ...position.state,
-      stopLoss: change.stopLoss,
-      takeProfit: change.takeProfit,
-      trailingStopPips: change.trailingStopPips,
-    };
-    this.deps.send(change.userId, change.accountId, () => [positionsFrame(account)]);
+    applyProtection(this.book.account(change.accountId), change, this.deps.send);
   }
 }

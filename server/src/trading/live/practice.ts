@@ -8,7 +8,7 @@ import { type LiveAccount, LiveBook } from './book.js';
 import type { TradingConnection } from './connection.js';
 import type { Pacing } from './pacer.js';
 import { PnlStreams, PriceFanout } from './streams.js';
-import { executionFrames, positionsFrame, type SendToAccount } from './trader-messages.js';
+import { applyProtection, executionFrames, type SendToAccount } from './trader-messages.js';
 
 /** One practice account's own live state on this node. */
 interface PracticeMarket {
@@ -96,16 +96,7 @@ export class PracticeBooks implements AccountMarketObserver {
 
   /** As the live node does: the book keeps the new protection, the account's sockets see the positions again. */
   protection(change: PositionProtectionPayload): void {
-    const account = this.markets.get(change.accountId)?.book.account(change.accountId);
-    const position = account?.positions.get(change.positionId);
-    if (!account || !position) return;
-    position.state = {
-      ...position.state,
-      stopLoss: change.stopLoss,
-      takeProfit: change.takeProfit,
-      trailingStopPips: change.trailingStopPips,
-    };
-    this.deps.send(change.userId, change.accountId, () => [positionsFrame(account)]);
+    applyProtection(this.markets.get(change.accountId)?.book.account(change.accountId), change, this.deps.send);
   }
 
   /**

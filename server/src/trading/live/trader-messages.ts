@@ -1,4 +1,5 @@
 import type { OrderDto, PositionDto } from '@pipdesk/contract';
+import type { PositionProtectionPayload } from '../events.js';
 import { positionDto } from '../presenter.js';
 import type { ExecutionEvent } from '../types.js';
 import type { Figures, LiveAccount, LivePosition } from './book.js';
@@ -89,4 +90,20 @@ export function marginCallFrame(figures: Figures, stopOutLevel: number): Buffer 
       message: `Margin call: your margin level is ${level.toFixed(2)}%. Positions are closed automatically from ${stopOutLevel}%, largest loss first.`,
     },
   });
+}
+
+/**
+ * The trader changed a position's protection: the book's position keeps it, and the account's
+ * sockets see the positions again (the live node's and a practice account's book alike).
+ */
+export function applyProtection(account: LiveAccount | undefined, change: PositionProtectionPayload, send: SendToAccount): void {
+  const position = account?.positions.get(change.positionId);
+  if (!account || !position) return;
+  position.state = {
+    ...position.state,
+    stopLoss: change.stopLoss,
+    takeProfit: change.takeProfit,
+    trailingStopPips: change.trailingStopPips,
+  };
+  send(change.userId, change.accountId, () => [positionsFrame(account)]);
 }
