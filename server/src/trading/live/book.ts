@@ -4,8 +4,10 @@ import { type ExactQuote, exactQuote, positionMargin, positionUnrealized } from 
 import type { OpenBookAccount, PositionState } from '../types.js';
 import type { Figures, LiveAccount, LivePosition } from './book-types.js';
 import type { EquityWatch } from './equity-watch.js';
+import { SLICE_POSITIONS, TickQueue, type TickWork } from './tick-queue.js';
 
 export type { Figures, LiveAccount, LivePosition } from './book-types.js';
+export { MAX_WAITING_TICKS, SLICE_POSITIONS } from './tick-queue.js';
 
 interface PriceState {
   exact: ExactQuote;
@@ -16,20 +18,8 @@ interface PriceState {
 
 const HUNDRED = Dec.from(100);
 
-/**
- * Positions a tick revalues in one turn of the event loop before it lets requests in
- * (docs/operations.md#ticks-in-slices): about a millisecond of work at the measured ~3 µs each.
- */
-export const SLICE_POSITIONS = 256;
-
-/**
- * Ticks that may wait behind the one under way before a pair's newer tick replaces its waiting one
- * (`onTick`): about two a pair, a quarter of a second of a 100-a-second feed at most.
- */
-export const MAX_WAITING_TICKS = 24;
-
 /** A tick being applied: its quote, its dedupe epoch and where the walk of its positions stands. */
-interface TickRun {
+interface TickRun extends TickWork {
   quote: Quote;
   epoch: number;
   positions: IterableIterator<LivePosition>;
@@ -54,12 +44,8 @@ export class LiveBook {
   private readonly pairs = new Map<string, Pair>();
   private readonly touched: LiveAccount[] = [];
   private epoch = 0;
-  /** The tick being applied in slices (`onTick`), the ticks waiting behind it, and this turn's budget. */
-  private running: TickRun | null = null;
-  private readonly waiting: Quote[] = [];
-  private budget = 0;
-  private working = false;
-  private resume: NodeJS.Immediate | null = null;
+  /** The ticks in order, applied in slices (`onTick`). */
+  private readonly ticks: TickQueue<TickRun>;
   /** The tick whose listeners are being notified (null otherwise): lets the streams time a fan-out from its tick. */
   currentTick: Quote | null = null;
 
@@ -70,8 +56,12 @@ export class LiveBook {
     /** Equity watches by account (equity-watch.ts): one set before its account is here is found by ensureAccount. */
     private readonly watches: Map<number, EquityWatch> = new Map(),
     /** Positions revalued per turn of the event loop (`onTick`); tests set it small to see slices. */
-    private readonly slicePositions = SLICE_POSITIONS,
+    slicePositions = SLICE_POSITIONS,
   ) {
+    this.ticks = new TickQueue<TickRun>(
+      { start: (quote) => this.startTick(quote), slice: (run, budget) => this.revalueSlice(run, budget) },
+      slicePositions,
+    );
     const terms = catalogue.map((p) => ({ symbol: p.symbol, base_currency: p.baseCurrency, quote_currency: p.quoteCurrency }));
     for (const pair of catalogue) {
       this.pairs.set(pair.symbol, pair);
@@ -264,82 +254,42 @@ export class LiveBook {
    * waiting behind the whole book (docs/operations.md#ticks-in-slices). A slice takes whole
    * accounts: every position of an account is revalued in the same slice, so an account's
    * figures are always those of one tick. Ticks that arrive meanwhile wait, in order, and each
-   * is applied in full, unless the node falls `MAX_WAITING_TICKS` behind (`replaceWaiting`).
+   * is applied in full, unless the node falls `MAX_WAITING_TICKS` behind (tick-queue.ts).
    */
   onTick(quote: Quote): void {
-    if (this.waiting.length >= MAX_WAITING_TICKS && this.replaceWaiting(quote)) return;
-    this.waiting.push(quote);
-    if (!this.working && !this.resume) this.work();
-  }
-
-  /**
-   * A node that has fallen `MAX_WAITING_TICKS` behind (more ticks come than it can apply) takes a
-   * newer tick of a pair in place of that pair's tick still waiting, so it catches up with the
-   * market instead of falling further behind and its queue stays bounded.
-   */
-  private replaceWaiting(quote: Quote): boolean {
-    for (let i = this.waiting.length - 1; i >= 0; i--) {
-      if (this.waiting[i]!.symbol !== quote.symbol) continue;
-      this.waiting[i] = quote;
-      return true;
-    }
-    return false;
+    this.ticks.push(quote);
   }
 
   /** Ticks received and not yet applied in full: the one under way and those waiting behind it. */
   ticksPending(): number {
-    return (this.running ? 1 : 0) + this.waiting.length;
+    return this.ticks.pending();
   }
 
   /** Drops the tick under way and those waiting (the node stops). */
   stop(): void {
-    if (this.resume) clearImmediate(this.resume);
-    this.resume = null;
-    this.running = null;
-    this.waiting.length = 0;
+    this.ticks.stop();
   }
 
-  /** One turn: applies the waiting ticks in order until they are done or the turn's budget is spent. */
-  private work(): void {
-    this.working = true;
-    this.budget = this.slicePositions;
-    try {
-      while (this.budget > 0) {
-        if (this.running) {
-          if (this.revalueSlice(this.running)) this.running = null;
-          continue;
-        }
-        const quote = this.waiting.shift();
-        if (!quote) break;
-        this.setPrice(quote);
-        const affected = this.dependents.get(quote.symbol);
-        if (affected && affected.size > 0) this.running = { quote, epoch: ++this.epoch, positions: affected.values() };
-      }
-    } finally {
-      this.working = false;
-      // Also after a listener threw: the ticks behind it are still applied, on the next turn.
-      if (this.running || this.waiting.length > 0)
-        this.resume = setImmediate(() => {
-          this.resume = null;
-          this.work();
-        });
-    }
+  /** Applies a tick's price; the walk of the positions it moves, or null when it moves none. */
+  private startTick(quote: Quote): TickRun | null {
+    this.setPrice(quote);
+    const affected = this.dependents.get(quote.symbol);
+    if (!affected || affected.size === 0) return null;
+    return { quote, epoch: ++this.epoch, positions: affected.values(), done: false };
   }
 
   /**
-   * Revalues whole accounts of `run` until the budget is spent, then notifies them. True when the
-   * tick is done.
+   * Revalues whole accounts of `run` until about `budget` positions are done, then notifies them;
+   * the budget left (`run.done` once the walk is over).
    */
-  private revalueSlice(run: TickRun): boolean {
+  private revalueSlice(run: TickRun, budget: number): number {
     const { quote, epoch } = run;
     const symbol = quote.symbol;
     const touched = this.touched;
-    let done = false;
-    for (;;) {
-      if (this.budget <= 0) break;
+    while (budget > 0) {
       const next = run.positions.next();
       if (next.done) {
-        done = true;
+        run.done = true;
         break;
       }
       const account = next.value.account;
@@ -352,7 +302,7 @@ export class LiveBook {
         const wasValued = position.valued;
         this.revalue(position);
         if (position.pair.symbol === symbol || position.valued !== wasValued) account.ownPriceMoved = true;
-        this.budget--;
+        budget--;
       }
     }
     // Listeners may close positions (stop-out) and so change the set being walked: they run
@@ -364,7 +314,7 @@ export class LiveBook {
       this.currentTick = null;
       touched.length = 0;
     }
-    return done;
+    return budget;
   }
 
   private setPrice(quote: Quote): void {
