@@ -53,9 +53,10 @@ describe('News page (docs/screens.md#news)', () => {
     ]);
     await openNews();
 
+    // The heading renders before the feed's query is sent; the first card proves it was answered.
+    const first = within(await card('GBP/USD slides 0.52% to 1.26410'));
     expect(queriesTo(server, NEWS)[0]?.get('limit')).toBe('30');
     expect(document.title).toBe('Latest News · Pipdesk');
-    const first = within(await card('GBP/USD slides 0.52% to 1.26410'));
     expect(first.getByText('Sterling fell against the dollar. Sellers held the pair below the day open.')).toBeVisible();
     expect(first.getByText('FX Street')).toBeVisible();
     expect(first.getByText('by Jane Doe')).toBeVisible();
