@@ -187,6 +187,7 @@ export class AccountMarkets {
     const deps: TradingDeps = {
       ...live,
       pricing,
+      // Only "now" of the market moves with the session: `keyClock` stays real time (docs/trading-rules.md#idempotency).
       clock: source.clock,
       bus: accountBus(live.bus, {
         onEngineChange: (change) => applyEngineChange(book, change, live.log),

@@ -16,7 +16,13 @@ import type { WriteBatcher } from './write-batcher.js';
  */
 export interface TradingDeps {
   db: Db;
+  /** "Now" of the account's market: the wall clock, or a replay session's clock (account-markets.ts). */
   clock: Clock;
+  /**
+   * Real time, whatever the account's market: an Idempotency-Key's age is counted in it, because
+   * its retention is about a client's retries, not the market (docs/trading-rules.md#idempotency).
+   */
+  keyClock: Clock;
   bus: Bus;
   log: FastifyBaseLogger;
   /** The order counters (docs/operations.md#metrics). */

@@ -149,6 +149,7 @@ export function createTradingService(
   const deps: TradingDeps = {
     db: ctx.db,
     clock: ctx.clock,
+    keyClock: ctx.clock,
     bus: ctx.bus,
     log: ctx.log,
     metrics: ctx.metrics,

@@ -14,8 +14,8 @@ import {
 } from '../idempotency.js';
 import type { IdempotencyRow } from '../repo.js';
 
-/** The answer a retry of the key gets (its data, or the failure the command committed), and when it was given. */
-export type KeyAnswer = ({ data: unknown } | { error: AppError }) & { at: number };
+/** The answer a retry of the key gets: its data, or the failure the command committed. */
+export type KeyAnswer = { data: unknown } | { error: AppError };
 
 /** A write with an optional Idempotency-Key: its parts, which `idempotentCommand` runs in order. */
 export interface IdempotentCommand<Locked, Done, Result> {
@@ -47,7 +47,7 @@ export interface IdempotentCommand<Locked, Done, Result> {
  * Validation runs before this, so an invalid body stores nothing.
  */
 export async function idempotentCommand<Locked, Done, Result>(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'keyClock'>,
   idempotencyKey: string | undefined,
   command: IdempotentCommand<Locked, Done, Result>,
 ): Promise<{ response: Result; replayed: boolean }> {
@@ -66,7 +66,7 @@ export async function idempotentCommand<Locked, Done, Result>(
       if (keyUse && command.keyAnswer) {
         const answer = command.keyAnswer(done);
         const toStore = 'error' in answer ? storedFailure(answer.error) : storedAnswer(command.okStatus, answer.data);
-        await rememberAnswer(trx, keyUse, toStore, answer.at);
+        await rememberAnswer(trx, keyUse, toStore, deps.keyClock.now());
       }
       return { kind: 'done' as const, done };
     }, command.write);

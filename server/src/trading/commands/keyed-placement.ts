@@ -32,7 +32,7 @@ export interface PlacementSteps<Placed, Result> {
  * another account is a reused key (422), never a replay of the first account's answer.
  */
 export async function placeWithKey<Placed, Result>(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'keyClock'>,
   userId: UserId,
   idempotencyKey: string | undefined,
   fingerprint: () => Record<string, unknown>,

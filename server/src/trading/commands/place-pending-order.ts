@@ -32,7 +32,7 @@ export type PlacePendingOrderResult = OrderResponse;
  * order is stored REJECTED) or a key reused with another body.
  */
 export async function placePendingOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
+  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
   userId: UserId,
   input: PlacePendingOrderInput,
   idempotencyKey?: string,
@@ -121,7 +121,7 @@ export async function placePendingOrder(
         return { account, order, dto, error };
       },
       keyAnswer: ({ order, dto, error }) =>
-        error ? { error, at: order.created_at } : { data: { order: dto }, at: order.created_at },
+        error ? { error } : { data: { order: dto } },
       answer: ({ account, order, dto, error }): PlacePendingOrderResult => {
         publishOrderUpdate(deps, { userId, accountId: Number(account.id), order: dto });
         if (error) throw error;

@@ -34,7 +34,7 @@ export interface ResetAccountInput {
 /** What a reset did (the contract's answer); also the first answer replayed to a retry with the same Idempotency-Key. */
 export type ResetAccountResult = ResetResponse;
 
-type ResetDeps = Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'bus' | 'log' | 'metrics'>;
+type ResetDeps = Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics'>;
 
 /**
  * Resets a trader's account (docs/academy.md#reset), all in one write transaction holding the
@@ -68,7 +68,7 @@ export async function resetAccount(
       return locked;
     },
     run: (trx, locked) => resetLocked(deps, trx, input, locked),
-    keyAnswer: (reset) => ({ data: reset.response, at: reset.now }),
+    keyAnswer: (reset) => ({ data: reset.response }),
     answer: (reset) => {
       announceReset(deps, input, reset);
       return reset.response;
