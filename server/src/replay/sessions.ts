@@ -111,7 +111,8 @@ export class ReplaySessions {
         name: `Replay ${symbols.join(' ')} ${new Date(start).toISOString().slice(0, 16).replace('T', ' ')}`,
         balanceMinor,
         leverage,
-        now,
+        // The account lives in its session's time from its first moment: its statistics' period and equity curve start there.
+        now: start,
       });
       if (!opened) return undefined;
       const id = await repo.insertSession(trx, {

@@ -11,6 +11,7 @@ import type { TradingDeps } from './deps.js';
 import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
 import { applyEngineChange, executeStep, type StepDeps } from './engine/steps.js';
 import { type BookQuote, TriggerBook } from './engine/trigger-book.js';
+import { SAMPLE_EVERY_MS, samplePracticeAccount } from './equity-curve/sampler.js';
 import {
   BALANCE_ADJUSTED_TOPIC,
   ORDER_UPDATE_TOPIC,
@@ -248,6 +249,7 @@ export class AccountMarkets {
     const armed = await executor.loadArmed();
     book.load(armed.orders, armed.protections);
     const retries: Array<() => void> = [];
+    let sampledBucket = Math.floor(source.clock.now() / SAMPLE_EVERY_MS);
     const steps: StepDeps = {
       executor,
       book,
@@ -285,6 +287,18 @@ export class AccountMarkets {
           } catch (err) {
             // Decided again on the next tick, as the live risk engine retries.
             live.log.error({ err, accountId }, 'stop-out on an account market failed; retrying on a later tick');
+          }
+        }
+        // The equity curve's point every 15 minutes of the market's own time while positions are open.
+        const sampleBucket = Math.floor(quote.timestamp / SAMPLE_EVERY_MS);
+        if (sampleBucket > sampledBucket) {
+          sampledBucket = sampleBucket;
+          if (account.open.size > 0) {
+            try {
+              await samplePracticeAccount(deps, accountId);
+            } catch (err) {
+              live.log.warn({ err, accountId }, 'equity curve: sampling an account market failed');
+            }
           }
         }
       },

@@ -84,52 +84,9 @@ export class EquitySampler {
     let written = 0;
     for (let i = 0; i < holders.length; i += ACCOUNTS_PER_TRANSACTION) {
       const group = holders.slice(i, i + ACCOUNTS_PER_TRANSACTION);
-      written += await writeTransaction(deps.db, (trx) => this.sampleGroup(trx, group));
+      written += await writeTransaction(deps.db, (trx) => sampleGroup(trx, deps, group, 'live'));
     }
     return written;
-  }
-
-  /** One group's points, read and written under the group's account locks, at the time they were taken. */
-  private async sampleGroup(trx: Kysely<Database>, group: number[]): Promise<number> {
-    const { deps } = this;
-    const accounts = await lockFreeAccounts(trx, group);
-    const now = deps.clock.now();
-    const ids = accounts.map((a) => Number(a.id));
-    const byAccount = new Map<number, PositionState[]>();
-    for (const row of await tradingRepo.openPositionsOfAccounts(trx, ids)) {
-      const state = tradingRepo.positionStateFromRow(row);
-      byAccount.set(state.accountId, [...(byAccount.get(state.accountId) ?? []), state]);
-    }
-    const periods = await currentPeriods(trx, ids);
-    const points: repo.NewEquityPoint[] = [];
-    for (const account of accounts) {
-      const id = Number(account.id);
-      // An account without a period yet (opened before the statistics) gets it, from its
-      // trades, at its next fill or call under its own lock; its points start then.
-      // A practice account's equity moves with its replay session's market, never with live prices (docs/replay.md).
-      if (account.kind === 'practice') continue;
-      const period = periods.get(id);
-      const open = byAccount.get(id) ?? [];
-      // Closed since the accounts were chosen: nothing is open to sample.
-      if (!period || open.length === 0) continue;
-      // Without a price an open position would count as 0: a made-up point, and a made-up drawdown.
-      if (open.some((p) => !deps.pricing.quote(p.symbol))) continue;
-      const balanceMinor = Number(account.balance_minor);
-      const equity = valueAccount(balanceMinor, Number(account.leverage), open, deps.pricing).equity;
-      const equityMinor = equity.toScaledNumber(2);
-      points.push({
-        account_id: id,
-        period_id: Number(period.id),
-        time: now,
-        equity_minor: equityMinor,
-        balance_minor: balanceMinor,
-      });
-      const drawdown = performanceRepo.drawdownFromRow(period);
-      const next = tallyEquityPoint(drawdown, Dec.scaled(equityMinor, 2));
-      if (next !== drawdown) await performanceRepo.updateDrawdown(trx, Number(period.id), next);
-    }
-    await repo.insertPoints(trx, points);
-    return points.length;
   }
 
   /**
@@ -157,6 +114,60 @@ export class EquitySampler {
     this.thinnedUntil = cutoff;
     return removed;
   }
+}
+
+/**
+ * One point of an account on a market of its own (a replay session's practice account), at that
+ * market's clock and prices: its session calls this every 15 minutes of session time while
+ * positions are open (docs/replay.md#equity-points). `deps` are the account's market's.
+ */
+export async function samplePracticeAccount(deps: Deps, accountId: number): Promise<number> {
+  return writeTransaction(deps.db, (trx) => sampleGroup(trx, deps, [accountId], 'own'));
+}
+
+/**
+ * One group's points, read and written under the group's account locks, at the time they were
+ * taken. `market` says whose: the live market's accounts (the leader's rounds), or accounts on a
+ * market of their own, whose equity moves with their session's prices, never with live ones.
+ */
+async function sampleGroup(trx: Kysely<Database>, deps: Deps, group: number[], market: 'live' | 'own'): Promise<number> {
+  const accounts = await lockFreeAccounts(trx, group);
+  const now = deps.clock.now();
+  const ids = accounts.map((a) => Number(a.id));
+  const byAccount = new Map<number, PositionState[]>();
+  for (const row of await tradingRepo.openPositionsOfAccounts(trx, ids)) {
+    const state = tradingRepo.positionStateFromRow(row);
+    byAccount.set(state.accountId, [...(byAccount.get(state.accountId) ?? []), state]);
+  }
+  const periods = await currentPeriods(trx, ids);
+  const points: repo.NewEquityPoint[] = [];
+  for (const account of accounts) {
+    const id = Number(account.id);
+    // An account without a period yet (opened before the statistics) gets it, from its
+    // trades, at its next fill or call under its own lock; its points start then.
+    if ((account.kind === 'practice') !== (market === 'own')) continue;
+    const period = periods.get(id);
+    const open = byAccount.get(id) ?? [];
+    // Closed since the accounts were chosen: nothing is open to sample.
+    if (!period || open.length === 0) continue;
+    // Without a price an open position would count as 0: a made-up point, and a made-up drawdown.
+    if (open.some((p) => !deps.pricing.quote(p.symbol))) continue;
+    const balanceMinor = Number(account.balance_minor);
+    const equity = valueAccount(balanceMinor, Number(account.leverage), open, deps.pricing).equity;
+    const equityMinor = equity.toScaledNumber(2);
+    points.push({
+      account_id: id,
+      period_id: Number(period.id),
+      time: now,
+      equity_minor: equityMinor,
+      balance_minor: balanceMinor,
+    });
+    const drawdown = performanceRepo.drawdownFromRow(period);
+    const next = tallyEquityPoint(drawdown, Dec.scaled(equityMinor, 2));
+    if (next !== drawdown) await performanceRepo.updateDrawdown(trx, Number(period.id), next);
+  }
+  await repo.insertPoints(trx, points);
+  return points.length;
 }
 
 /**
