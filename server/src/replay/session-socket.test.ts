@@ -152,4 +152,54 @@ describe('the trading socket of a practice account', () => {
     ]);
     next.close();
   });
+
+  it('sends margin_call once when the session’s prices take the margin level to 100 % or below, as a live account gets it', async () => {
+    const me = await insertSignedInTrader(t);
+    const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      t.app.inject({ method, url, headers: me.headers, ...(payload ? { payload } : {}) });
+    // A balance a dollar above the margin of 0.1 lot at 1:100: the spread and the next pips decide it.
+    const opening = new SessionMarket({
+      data: loadReplayData(),
+      pairs: seededPairs().filter((p) => p.symbol === 'EURUSD'),
+      clock: START,
+    }).quote('EURUSD')!;
+    const balance = Math.ceil(opening.ask * 100 * 100) / 100 + 1;
+    const created = await call('POST', '/api/trading/replays/', {
+      symbols: ['EURUSD'],
+      start: iso(START),
+      initial_balance: balance,
+      leverage: 100,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const replay = replayAnswerSchema.parse(created.json().data).replay;
+    const account = replay.account_id;
+    const practice = await Client.signedIn(t, me.token, account);
+    practice.send({ type: 'subscribe_to_pnl' });
+    await practice.next('pnl_subscription_confirmed');
+    const placed = await call('POST', `/api/trading/place-market-order/?account=${account}`, {
+      symbol: 'EURUSD',
+      side: 'BUY',
+      quantity: 0.1,
+    });
+    expect(placed.statusCode, placed.body).toBe(201);
+
+    // Minute by minute until the accounts call shows the level at 100 % or below: the call is on the socket then.
+    let figures: { equity: number; margin_used: number } | undefined;
+    for (let minute = 0; minute < 240; minute++) {
+      const accounts = await call('GET', '/api/trading/accounts/');
+      const mine = (accounts.json().data as Array<{ id: number; equity: number; margin_used: number }>).find((a) => a.id === account)!;
+      if (mine.margin_used > 0 && mine.equity <= mine.margin_used) {
+        figures = mine;
+        break;
+      }
+      const step = await call('POST', `/api/trading/replays/${replay.id}/step/`, { minutes: 1 });
+      expect(step.statusCode, step.body).toBe(200);
+    }
+    expect(figures, 'the session’s prices never took the level to 100 %').toBeDefined();
+    const notice = await practice.next('margin_call');
+    expect(notice.data.margin_level).toBeLessThanOrEqual(100);
+    expect(notice.data.equity).toBeLessThanOrEqual(notice.data.margin_used);
+    expect(notice.data.message).toMatch(/^Margin call: your margin level is \d+\.\d{2}%\. Positions are closed automatically from 50%/);
+    practice.close();
+  });
 });

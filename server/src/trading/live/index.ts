@@ -118,7 +118,14 @@ export function createLiveTrading(ctx: AppContext, deps: LiveTradingDeps, option
   });
   const send: SendToAccount = (userId, accountId, frames) => sendToAccount(sockets, userId, accountId, frames);
   // Practice accounts' books, fed by their own markets (docs/replay.md#the-trading-socket-of-a-practice-account).
-  const practice = new PracticeBooks({ pairs: market.pairs, pacing, log: ctx.log, send });
+  const practice = new PracticeBooks({
+    pairs: market.pairs,
+    pacing,
+    log: ctx.log,
+    send,
+    marginCallLevel: ctx.config.marginCallLevel,
+    stopOutLevel: ctx.config.stopOutLevel,
+  });
   deps.markets.observe(practice);
 
   async function subscribePnl(conn: TradingConnection): Promise<void> {

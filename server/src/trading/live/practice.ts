@@ -1,14 +1,16 @@
+import { Dec } from '@pipdesk/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PairCatalog, Quote } from '../../market/index.js';
 import type { BusEvents } from '../../realtime/bus.js';
 import type { AccountMarketObserver, BoundAccountMarket } from '../account-markets.js';
 import type { PositionProtectionPayload } from '../events.js';
 import { type PositionState, accountId as toAccountId } from '../types.js';
-import { type LiveAccount, LiveBook } from './book.js';
+import { type Figures, type LiveAccount, LiveBook } from './book.js';
 import type { TradingConnection } from './connection.js';
 import type { Pacing } from './pacer.js';
+import { marginCallFigures, watchMarginCall } from './risk.js';
 import { PnlStreams, PriceFanout } from './streams.js';
-import { applyProtection, executionFrames, type SendToAccount } from './trader-messages.js';
+import { applyProtection, executionFrames, marginCallFrame, type SendToAccount } from './trader-messages.js';
 
 /** One practice account's own live state on this node. */
 interface PracticeMarket {
@@ -40,8 +42,19 @@ export class PracticeBooks implements AccountMarketObserver {
       pacing: Pacing;
       log: FastifyBaseLogger;
       send: SendToAccount;
+      /** Percent (docs/trading-rules.md#margin-call-and-stop-out). */
+      marginCallLevel: number;
+      stopOutLevel: number;
     },
-  ) {}
+  ) {
+    this.marginCallLevelRaw = Dec.from(deps.marginCallLevel).raw;
+  }
+
+  private readonly marginCallLevelRaw: bigint;
+
+  /** `margin_call` on the practice account's sockets, as the live risk engine sends it (its stop-out runs on the session's market). */
+  private readonly marginCall = (account: LiveAccount, figures: Figures): void =>
+    this.deps.send(account.userId, account.accountId, () => [marginCallFrame(figures, this.deps.stopOutLevel)]);
 
   // ------------------------------------------------------------------ what the account's market tells
 
@@ -52,7 +65,10 @@ export class PracticeBooks implements AccountMarketObserver {
     const { pairs, pacing, log } = this.deps;
     const sockets = new Set<TradingConnection>();
     let streams: PnlStreams | undefined;
-    const book = new LiveBook(pairs.list(), (changed) => streams?.accountChanged(changed));
+    const book = new LiveBook(pairs.list(), (changed) => {
+      streams?.accountChanged(changed);
+      watchMarginCall(book, changed, this.marginCallLevelRaw, this.marginCall);
+    });
     streams = new PnlStreams(book, pacing, log);
     // Every pair's quote at the clock: its own pairs' ticks and the others' conversion rates.
     for (const pair of pairs.list()) {
@@ -151,6 +167,9 @@ export class PracticeBooks implements AccountMarketObserver {
     const market = this.markets.get(accountId);
     if (!market) return false;
     market.streams.subscribe(conn, accountId);
+    const account = market.book.account(accountId);
+    const inCall = account && marginCallFigures(market.book, account, this.marginCallLevelRaw);
+    if (inCall) conn.sendRaw(marginCallFrame(inCall, this.deps.stopOutLevel));
     return true;
   }
 

@@ -24,6 +24,41 @@ export interface RiskDeps {
   log: FastifyBaseLogger;
 }
 
+/**
+ * The margin call rule on a book's account after its figures changed: `onCall` once per crossing
+ * to the level or below (re-armed above it, or with no position). Answers whether the account is
+ * at or below the level now. A position without a price cannot be valued: no decision on partial
+ * figures. Shared by the live risk engine and a practice account's book (practice.ts).
+ */
+export function watchMarginCall(
+  book: LiveBook,
+  account: LiveAccount,
+  levelRaw: bigint,
+  onCall: (account: LiveAccount, figures: Figures) => void,
+): boolean {
+  const risk = account.risk;
+  if (account.positions.size === 0) {
+    risk.marginCallArmed = true;
+    return false;
+  }
+  if (account.unvalued > 0) return false;
+  if (!book.levelAtOrBelow(account, levelRaw)) {
+    risk.marginCallArmed = true;
+    return false;
+  }
+  if (risk.marginCallArmed) {
+    risk.marginCallArmed = false;
+    onCall(account, book.figures(account));
+  }
+  return true;
+}
+
+/** The account's figures while it is at or below the margin call level (for a trader who subscribes late). */
+export function marginCallFigures(book: LiveBook, account: LiveAccount, levelRaw: bigint): Figures | undefined {
+  if (account.positions.size === 0 || account.unvalued > 0) return undefined;
+  return book.levelAtOrBelow(account, levelRaw) ? book.figures(account) : undefined;
+}
+
 /** After a failed stop-out, the next attempt waits this long (the next ticks retry it). */
 const RETRY_AFTER_MS = 1_000;
 
@@ -46,22 +81,9 @@ export class RiskEngine {
 
   /** Checks one account after its figures changed (a tick, an execution). Synchronous; a stop-out runs in the background. */
   evaluate(account: LiveAccount): void {
-    const risk = account.risk;
-    if (account.positions.size === 0) {
-      risk.marginCallArmed = true;
-      return;
-    }
-    // A position without a price cannot be valued: no decision on partial figures.
-    if (account.unvalued > 0) return;
     const { book } = this.deps;
-    if (!book.levelAtOrBelow(account, this.marginCallLevel.raw)) {
-      risk.marginCallArmed = true;
-      return;
-    }
-    if (risk.marginCallArmed) {
-      risk.marginCallArmed = false;
-      this.deps.onMarginCall(account, book.figures(account));
-    }
+    if (!watchMarginCall(book, account, this.marginCallLevel.raw, this.deps.onMarginCall)) return;
+    const risk = account.risk;
     if (
       !risk.stopOutRunning &&
       !this.stopped &&
@@ -77,9 +99,7 @@ export class RiskEngine {
 
   /** Whether the account is at or below the margin call level now (for a trader who subscribes late). */
   inMarginCall(account: LiveAccount): Figures | undefined {
-    if (account.positions.size === 0 || account.unvalued > 0) return undefined;
-    const { book } = this.deps;
-    return book.levelAtOrBelow(account, this.marginCallLevel.raw) ? book.figures(account) : undefined;
+    return marginCallFigures(this.deps.book, account, this.marginCallLevel.raw);
   }
 
   /** Resolves when no stop-out is running. */
