@@ -27,6 +27,16 @@ export function useSelectedReplayId(): number | undefined {
 }
 
 /**
+ * The selected account when it is a practice account bound to a replay session: the pair page's
+ * price socket then follows the session (docs/replay.md#the-price-socket-of-a-practice-account).
+ */
+export function useSelectedPracticeAccount(): number | undefined {
+  const { accounts, selected } = useAccountSelection();
+  if (selected === undefined) return undefined;
+  return accounts.find((a) => a.id === selected)?.replay ? selected : undefined;
+}
+
+/**
  * The pair page's replay bar (docs/screens.md#replay-bar), on a practice account bound to a session:
  * play, pause, speed, step and the session's clock. Nothing shows on any other account.
  */
