@@ -78,6 +78,17 @@ export async function stepReplay(id: number, minutes: number): Promise<ReplayDto
   return (await api.call(replayOperations.stepReplay, { ids: { id }, body: { minutes } })).replay;
 }
 
+/** POST …/seek/: the clock forward to `to` (UTC when it names no offset); back or past the data is the server's 400. */
+export async function seekReplay(id: number, to: string): Promise<ReplayDto> {
+  return (await api.call(replayOperations.seekReplay, { ids: { id }, body: { to } })).replay;
+}
+
+/** An ISO time as a `datetime-local` value in UTC ("2023-04-10T09:00"), the form the bar's seek field takes. */
+export function utcInputValue(when: string): string {
+  const t = Date.parse(when);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 16) : '';
+}
+
 const utcParts = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
   day: '2-digit',
