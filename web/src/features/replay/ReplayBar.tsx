@@ -79,7 +79,8 @@ export function ReplaySessionBar({ id, symbol }: { id: number; symbol: string })
   }, [replay]);
 
   // A new clock is a new market for this account: its positions, orders, figures and the pair's
-  // price are asked again (the practice socket carries no P&L yet, docs/replay.md#not-built-yet).
+  // price are asked again (its sockets carry them too; the calls are the answer of record after a
+  // step or a seek, docs/replay.md#the-screens).
   const clock = replay?.clock;
   const seenClock = useRef(clock);
   useEffect(() => {
