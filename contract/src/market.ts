@@ -160,6 +160,17 @@ export const pricesClientPayloads = {
     last_chart_time: z.number().nonnegative().nullable().optional(),
   }),
   unsubscribe_prices: z.object({ symbol: text().min(1).max(20) }),
+  /**
+   * Signs the socket in, as an `Authorization: Bearer` header does (a browser cannot send one);
+   * again with a refreshed token to keep it open. `account`: one of the trader's accounts, fixed by
+   * the first `authenticate` that names it, before any `subscribe_prices`: a practice account's
+   * socket then carries its replay session's prices and candles, never the live market's
+   * (docs/replay.md#the-price-socket-of-a-practice-account).
+   */
+  authenticate: z.object({
+    token: text().min(1).max(4096),
+    account: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
   /** Keep-alive; `ts` (any number) comes back in the pong. */
   ping: z.object({ ts: z.number().optional() }),
 } as const;

@@ -103,5 +103,24 @@ export const replayDetailSchema = z.object({ replay: replaySchema, performance: 
 export const replayListSchema = z.object({ replays: z.array(replaySchema) });
 export type ReplayDetailDto = z.infer<typeof replayDetailSchema>;
 
+/**
+ * Where a session over pairs with these data ranges (epoch ms, `to` exclusive) can run: from the
+ * latest start to the earliest end, so no pair runs out before the others (docs/replay.md#the-range);
+ * undefined for no pairs or ranges that do not overlap. The server's check and the form's hint.
+ */
+export function commonDataRange(ranges: ReadonlyArray<{ from: number; to: number }>): { from: number; to: number } | undefined {
+  if (ranges.length === 0) return undefined;
+  const from = Math.max(...ranges.map((r) => r.from));
+  const to = Math.min(...ranges.map((r) => r.to));
+  return from < to ? { from, to } : undefined;
+}
+
+/** One pair a session can play, with the range of its real data (ISO times, UTC; `data_to` is the end of its last minute). */
+export const replayDataPairSchema = z.object({ symbol: z.string(), data_from: z.string(), data_to: z.string() });
+export type ReplayDataPairDto = z.infer<typeof replayDataPairSchema>;
+
+/** GET trading/replays/data/: the pairs with real data, by symbol (docs/replay.md#which-pairs-and-when). */
+export const replayDataSchema = z.object({ pairs: z.array(replayDataPairSchema) });
+
 /** GET academy/students/{id}/replays/: a student's sessions, each with its account's statistics, newest first. */
 export const studentReplaysSchema = z.object({ replays: z.array(replayDetailSchema) });

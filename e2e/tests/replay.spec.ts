@@ -7,7 +7,7 @@ import { signInAs } from './support/traders.js';
 
 /*
  * Replay (DESIGN §19, docs/screens.md#replay): a session on real EURUSD prices of April 2023,
- * played, paused and stepped from the pair page's replay bar of its practice account, with a
+ * played, paused, stepped and sent to a later time from the pair page's replay bar of its practice account, with a
  * limit order placed from the usual ticket filling on the session's prices. The live market is
  * scripted (it never moves here), so nothing but the session's clock changes what the account sees.
  */
@@ -113,6 +113,21 @@ test('a replay session: start it, play and pause, fill a limit order by stepping
   expect(closeAnswer.status(), await closeAnswer.text()).toBe(200);
   const profitLoss = ((await closeAnswer.json()) as { data: { profit_loss: number } }).data.profit_loss;
   await expect(positions.getByText('No open positions')).toBeVisible();
+
+  // Go to a later time from the keyboard: the clock, and the price card on the session's price
+  // (its price socket follows the session); a time back is refused in the server's words.
+  const goTo = bar.getByRole('form', { name: 'Go to' });
+  await goTo.getByLabel('Go to (UTC)').fill('2023-04-07T12:00');
+  await goTo.getByLabel('Go to (UTC)').press('Enter');
+  await expect(bar.getByTestId('replay-clock')).toHaveText('07 Apr 2023, 12:00 UTC');
+  const seeked = await sessionQuote(page, account);
+  const card = page.getByRole('region', { name: 'Current Price' });
+  await expect(card.getByTestId('bid')).toHaveText(seeked.bid.toFixed(5));
+  await expect(card.getByTestId('ask')).toHaveText(seeked.ask.toFixed(5));
+  await goTo.getByLabel('Go to (UTC)').fill('2023-04-05T00:00');
+  await goTo.getByRole('button', { name: 'Go' }).click();
+  await expect(bar.getByText(/a seek goes forward only/)).toBeVisible();
+  await expect(bar.getByTestId('replay-clock')).toHaveText('07 Apr 2023, 12:00 UTC');
 
   // The session on the Replay page, with its statistics.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Replay' }).click();

@@ -197,8 +197,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const signIn = await createAuthModule(ctx);
   // Every signed-in call checks the account it names, if any, is the caller's (docs/accounts.md).
-  const auth: AuthModule = { ...signIn, authenticate: createAccountGate(db).gated(signIn.authenticate) };
-  const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, { auth });
+  const gate = createAccountGate(db);
+  const auth: AuthModule = { ...signIn, authenticate: gate.gated(signIn.authenticate) };
+  // The price socket's `account` is checked as `?account=` is: the signed-in trader's only.
+  const market = await createMarketModule(ctx, options.priceSource ? { priceSource: options.priceSource } : {}, {
+    auth,
+    accountOwner: gate.ownerOf,
+  });
   // Every node's book of active evaluation attempts: trading reads their order rules, evaluations keep it (docs/evaluations.md).
   const evaluationBook = new EvaluationBook(ctx);
   const trading = await createTradingModule(ctx, {

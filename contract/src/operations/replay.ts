@@ -1,6 +1,7 @@
 import {
   replayAnswerSchema,
   replayCreateRequestSchema,
+  replayDataSchema,
   replayDetailSchema,
   replayListSchema,
   replayPlayRequestSchema,
@@ -41,6 +42,19 @@ export const replayOperations = {
     auth: true,
     writes: false,
     ok: { status: 200, description: 'The sessions.', data: replayListSchema },
+    errors: {},
+  }),
+  replayData: defineOperation({
+    method: 'GET',
+    path: '/api/trading/replays/data/',
+    operationId: 'replayData',
+    summary: 'The pairs a replay session can play, each with the range of its real data',
+    description:
+      'From the one-minute series the server loaded (docs/replay.md#which-pairs-and-when); a session over several pairs runs where all of them have data.',
+    tag: 'trading',
+    auth: true,
+    writes: false,
+    ok: { status: 200, description: 'The pairs, by symbol.', data: replayDataSchema },
     errors: {},
   }),
   getReplay: defineOperation({

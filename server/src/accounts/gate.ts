@@ -34,6 +34,8 @@ export function createAccountGate(db: Db) {
   };
   return {
     check,
+    /** The account's owner (undefined: no such account), remembered as the check remembers it. */
+    ownerOf,
     /** `authenticate` followed by the check: what the routes of signed-in calls run first. */
     gated(authenticate: preHandlerAsyncHookHandler): preHandlerAsyncHookHandler {
       return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {

@@ -70,6 +70,11 @@ export interface MarketModule {
    * current prices and chart calls with its `?account=` answer from it (docs/replay.md#the-accounts-market).
    */
   setAccountMarkets(views: AccountMarketViews): void;
+  /**
+   * The market of an account of its own moved (a replay session advanced): the price sockets that
+   * follow it get its new quotes and candles (docs/replay.md#the-price-socket-of-a-practice-account).
+   */
+  accountMarketMoved(accountId: number): void;
   /** Whether this node runs the price source (docs/operations.md#one-process-or-many leader rule). */
   isLeader(): boolean;
   /** Writes closed one-minute candles now instead of at the next minute (tests). */
@@ -87,6 +92,8 @@ export interface MarketOptions {
 export interface MarketDeps {
   /** Protects the market calls; without it they answer 401. */
   auth?: AuthModule;
+  /** The owner of a trading account: a price socket may name only its trader's accounts. */
+  accountOwner?: (accountId: number) => Promise<number | undefined>;
 }
 
 /**
@@ -127,7 +134,7 @@ export async function createMarketModule(
     chart: (symbol, range) => service.chart(symbol, range),
     registerRoutes: (api) => registerMarketRoutes(api, { service, authenticate }),
     registerSockets: async (app) => {
-      hub = new PriceSocketHub({ ctx, catalog, book, service, feed, auth: deps.auth });
+      hub = new PriceSocketHub({ ctx, catalog, book, service, feed, auth: deps.auth, accountOwner: deps.accountOwner });
       hub.register(app);
     },
     health: () => feed.health(),
@@ -139,6 +146,7 @@ export async function createMarketModule(
     buildPairSnapshot: (symbol) => service.pairSnapshot(symbol),
     currentPrices: () => service.currentPrices(),
     setAccountMarkets: (views) => service.setAccountMarkets(views),
+    accountMarketMoved: (accountId) => hub?.accountMoved(accountId),
     isLeader: () => feed.isLeader(),
     flushCandles: () => feed.flush(),
     pruneCandles: () => feed.prune(),

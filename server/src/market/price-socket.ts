@@ -16,7 +16,7 @@ import type { Catalog } from './catalogue.js';
 import type { MarketFeed } from './feed.js';
 import type { MarketService } from './service.js';
 import { realTimers, type Timers } from './sources/timers.js';
-import type { PriceBook, Quote } from './types.js';
+import type { AccountMarketView, Pair, PriceBook, Quote } from './types.js';
 
 export interface PriceSocketDeps {
   ctx: AppContext;
@@ -25,8 +25,19 @@ export interface PriceSocketDeps {
   service: MarketService;
   feed: MarketFeed;
   auth: AuthModule | undefined;
+  /** The owner of a trading account (undefined: no such account): a socket may name only its trader's. */
+  accountOwner?: (accountId: number) => Promise<number | undefined>;
   timers?: Timers;
 }
+
+/** Close code of a socket that names an account not its trader's, or a second account (as /ws/trading/). */
+const CLOSE_ACCOUNT_NOT_FOUND = 4004;
+/**
+ * Candles a practice socket is sent after one move of its session, per pair: the live socket's gap
+ * fill bounds (a day of one-minute candles, 1,000 of a larger timeframe).
+ */
+const OWN_MOVE_CANDLES_M1 = 24 * 60;
+const OWN_MOVE_CANDLES = 1_000;
 
 /**
  * At most this often per symbol a `chart_update` of the live candle goes out (the last change
@@ -49,6 +60,15 @@ class PriceClient {
   /** Followed symbols and the timeframe of their chart updates, as subscribed ('1m' or m1…d1). */
   readonly symbols = new Map<string, SocketTimeframe>();
   user: AuthUser | undefined;
+  /** The account named by `authenticate` (fixed once named), null before. */
+  account: number | null = null;
+  /**
+   * The market of its own the named account trades on (a replay session's): the socket then
+   * follows it only, never a live tick (docs/replay.md#the-price-socket-of-a-practice-account).
+   */
+  own: AccountMarketView | undefined;
+  /** Per followed pair of `own`: the last quote's time and the newest candle's open time sent. */
+  readonly ownSent = new Map<string, { quoteAt: number; candleTime: number | undefined }>();
   private tokens = RATE_BURST;
   private refilledAt = performance.now();
   private dropped = 0;
@@ -114,6 +134,8 @@ class PriceClient {
 export class PriceSocketHub {
   private readonly clients = new Set<PriceClient>();
   private readonly bySymbol = new Map<string, Set<PriceClient>>();
+  /** Sockets following the market of an account of its own, by account (never in `bySymbol`). */
+  private readonly byAccount = new Map<number, Set<PriceClient>>();
   private readonly chartThrottle = new Map<string, { sentAt: number; timer: unknown }>();
   private readonly timers: Timers;
   private readonly cleanups: Array<() => void> = [];
@@ -163,22 +185,58 @@ export class PriceSocketHub {
       client.enqueue(() => this.onMessage(client, text));
     });
     const token = bearerToken(request);
-    if (token !== undefined) client.enqueue(() => this.authenticate(client, token));
+    if (token !== undefined) client.enqueue(() => this.authenticate(client, token, undefined));
     client.enqueue(async () => {
       if (this.deps.feed.feedConnected()) client.send('external_feed_connected', { source: this.deps.feed.health().name });
     });
   }
 
-  private async authenticate(client: PriceClient, token: string): Promise<void> {
+  /**
+   * The Bearer header or an `authenticate` message: a valid token of the same trader signs the socket
+   * in (again: its expiry moves to the new token's). `account`, once named, is the socket's for good.
+   */
+  private async authenticate(client: PriceClient, token: string, account: number | undefined): Promise<void> {
+    let user: AuthUser;
     try {
       if (!this.deps.auth) throw new Error('no auth module');
-      client.user = await this.deps.auth.verifyAccessToken(token);
-      const left = client.user.expiresAt - this.deps.ctx.clock.now();
-      client.expiryTimer = this.timers.setTimeout(() => client.close(4001, 'Token expired'), Math.max(0, left));
+      user = await this.deps.auth.verifyAccessToken(token);
     } catch {
       client.send('error', { message: 'Invalid or expired token' });
       client.close(4001, 'Invalid or expired token');
+      return;
     }
+    if (client.user && client.user.userId !== user.userId) {
+      client.send('error', { message: 'The token belongs to another user' });
+      client.close(4001, 'The token belongs to another user');
+      return;
+    }
+    client.user = user;
+    if (client.expiryTimer !== undefined) this.timers.clearTimeout(client.expiryTimer);
+    const left = user.expiresAt - this.deps.ctx.clock.now();
+    client.expiryTimer = this.timers.setTimeout(() => client.close(4001, 'Token expired'), Math.max(0, left));
+    if (account === undefined || account === client.account) return;
+    // One market per socket: what it follows never changes under its subscriptions.
+    if (client.account !== null || client.symbols.size > 0) {
+      client.send('error', { message: 'This socket follows another market: open a new one' });
+      client.close(CLOSE_ACCOUNT_NOT_FOUND, 'This socket follows another market');
+      return;
+    }
+    if ((await this.deps.accountOwner?.(account)) !== user.userId) {
+      client.send('error', { message: 'Trading account not found' });
+      client.close(CLOSE_ACCOUNT_NOT_FOUND, 'Trading account not found');
+      return;
+    }
+    client.account = account;
+    // An account on the live market (the primary, a challenge) follows the live market.
+    const own = await this.deps.service.accountMarket(account);
+    if (!own || client.socket.readyState !== WebSocket.OPEN) return;
+    client.own = own;
+    let set = this.byAccount.get(account);
+    if (!set) {
+      set = new Set();
+      this.byAccount.set(account, set);
+    }
+    set.add(client);
   }
 
   private async onMessage(client: PriceClient, text: string): Promise<void> {
@@ -196,9 +254,13 @@ export class PriceSocketHub {
       case 'unsubscribe_prices': {
         const symbol = message.symbol.toUpperCase();
         client.symbols.delete(symbol);
+        client.ownSent.delete(symbol);
         this.bySymbol.get(symbol)?.delete(client);
         return;
       }
+      case 'authenticate':
+        await this.authenticate(client, message.token, message.account);
+        return;
       case 'subscribe_prices':
         await this.subscribe(client, message.symbol, message.timeframe, message.last_chart_time ?? undefined);
         return;
@@ -221,9 +283,16 @@ export class PriceSocketHub {
       return;
     }
     const tf = socketTimeframeMinutes(timeframe);
-    if (lastChartTime !== undefined) {
-      // Charting libraries count in seconds; a value that small cannot be a time in ms since 1973.
-      const since = lastChartTime < 1e11 ? lastChartTime * 1000 : lastChartTime;
+    // Charting libraries count in seconds; a value that small cannot be a time in ms since 1973.
+    const since = lastChartTime === undefined ? undefined : lastChartTime < 1e11 ? lastChartTime * 1000 : lastChartTime;
+    if (client.own) {
+      client.symbols.set(pair.symbol, timeframe);
+      const sent = { quoteAt: Number.NaN, candleTime: since };
+      client.ownSent.set(pair.symbol, sent);
+      this.sendOwn(client, client.own, pair, sent);
+      return;
+    }
+    if (since !== undefined) {
       const missed = await this.deps.service.closedCandlesSince(pair, since, tf);
       for (const candle of missed) client.send('chart_update', { symbol: pair.symbol, timeframe, candle });
     }
@@ -253,6 +322,53 @@ export class PriceSocketHub {
         timestamp: new Date(quote.timestamp).toISOString(),
       }),
     );
+  }
+
+  /**
+   * A practice socket's pair after a subscribe or a move of its market: the candles from the newest
+   * one it was sent (inclusive: that one was still forming) up to the one forming at the market's
+   * clock, or that one alone, then the quote at the clock.
+   */
+  private sendOwn(
+    client: PriceClient,
+    own: AccountMarketView,
+    pair: Pair,
+    sent: { quoteAt: number; candleTime: number | undefined },
+  ): void {
+    const timeframe = client.symbols.get(pair.symbol) ?? PRICE_SOCKET_TIMEFRAME;
+    const tf = socketTimeframeMinutes(timeframe);
+    const from = sent.candleTime;
+    const candles =
+      from === undefined
+        ? own.candles(pair, tf, { limit: 1 })
+        : own.candles(pair, tf, { limit: tf === 1 ? OWN_MOVE_CANDLES_M1 : OWN_MOVE_CANDLES }).filter((c) => c.time >= from);
+    for (const candle of candles) client.send('chart_update', { symbol: pair.symbol, timeframe, candle });
+    sent.candleTime = candles.at(-1)?.time ?? from;
+    const quote = own.quote(pair.symbol);
+    if (!quote) return;
+    sent.quoteAt = quote.timestamp;
+    client.sendRaw(textFrame(this.priceUpdate(quote, pair.digits)));
+  }
+
+  /**
+   * The market of an account of its own moved (a replay session's clock advanced): each socket
+   * following it gets, for each of its pairs whose quote moved, the candles since the last it was
+   * sent and the new quote. The session's moves pace it (4 a second while it plays, one per step or
+   * seek), so a socket never gets more than the live pacing would.
+   */
+  accountMoved(accountId: number): void {
+    const clients = this.byAccount.get(accountId);
+    if (!clients) return;
+    for (const client of clients) {
+      const own = client.own;
+      if (!own) continue;
+      for (const [symbol, sent] of client.ownSent) {
+        const pair = this.deps.catalog.get(symbol);
+        const quote = own.quote(symbol);
+        if (!pair || !quote || quote.timestamp === sent.quoteAt) continue;
+        this.sendOwn(client, own, pair, sent);
+      }
+    }
   }
 
   private onTick(quote: Quote): void {
@@ -308,7 +424,8 @@ export class PriceSocketHub {
         up ? pricesMessage('external_feed_connected', { source }) : pricesMessage('external_feed_disconnected', { source }),
       ),
     );
-    for (const client of this.clients) client.sendRaw(frame);
+    // The live source's state means nothing to a socket following a market of its own.
+    for (const client of this.clients) if (!client.own) client.sendRaw(frame);
   }
 
   private closeWhere(match: (client: PriceClient) => boolean): void {
@@ -341,6 +458,11 @@ export class PriceSocketHub {
     if (!this.clients.delete(client)) return;
     if (client.expiryTimer !== undefined) this.timers.clearTimeout(client.expiryTimer);
     for (const symbol of client.symbols.keys()) this.bySymbol.get(symbol)?.delete(client);
+    if (client.account !== null) {
+      const set = this.byAccount.get(client.account);
+      set?.delete(client);
+      if (set?.size === 0) this.byAccount.delete(client.account);
+    }
   }
 }
 

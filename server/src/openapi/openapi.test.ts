@@ -555,7 +555,8 @@ describe('every documented call answers as documented', () => {
     expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(200);
     expect((await call('deleteAlert', { url: alertUrl, headers })).statusCode).toBe(404);
 
-    // A replay session (docs/replay.md#sessions-and-their-calls): created, listed, moved, ended.
+    // A replay session (docs/replay.md#sessions-and-their-calls): the pairs with data, created, listed, moved, ended.
+    expect((await call('replayData', { headers })).statusCode).toBe(200);
     const replay = await call('createReplay', { headers, payload: { symbols: ['EURUSD'], start: '2023-04-04T07:00:00Z' } });
     expect(replay.statusCode).toBe(201);
     const replayUrl = `/api/trading/replays/${replay.json().data.replay.id}/`;

@@ -1,3 +1,4 @@
+import { commonDataRange } from '@pipdesk/contract';
 import { type BarSeries, MINUTE_MS } from '../market/index.js';
 import { type DataRange, MAX_REPLAY_SYMBOLS, MIN_REPLAY_SYMBOLS, type ReplayProblem } from './types.js';
 
@@ -7,21 +8,33 @@ export function replaySymbols(data: ReadonlyMap<string, BarSeries>): string[] {
 }
 
 /**
+ * The pairs a session can play that the catalogue trades, each with its own data's range
+ * (`GET trading/replays/data/`, docs/replay.md#which-pairs-and-when), by symbol.
+ */
+export function replayDataPairs(
+  data: ReadonlyMap<string, BarSeries>,
+  tradable: (symbol: string) => boolean,
+): Array<{ symbol: string } & DataRange> {
+  return replaySymbols(data).flatMap((symbol) => {
+    const range = tradable(symbol) ? dataRange(data, [symbol]) : undefined;
+    return range ? [{ symbol, ...range }] : [];
+  });
+}
+
+/**
  * Where a session over `symbols` can run: from the latest first bar to the end of the
  * earliest last bar, so no pair of the session runs out of data before the others
  * (docs/decisions.md). Undefined when a symbol has no data or the pairs' data do not overlap.
  */
 export function dataRange(data: ReadonlyMap<string, BarSeries>, symbols: readonly string[]): DataRange | undefined {
-  if (symbols.length === 0) return undefined;
-  let from = Number.NEGATIVE_INFINITY;
-  let to = Number.POSITIVE_INFINITY;
+  const ranges: DataRange[] = [];
   for (const symbol of symbols) {
     const series = data.get(symbol);
     if (!series || series.length === 0) return undefined;
-    from = Math.max(from, series.times[0]!);
-    to = Math.min(to, series.times[series.length - 1]! + MINUTE_MS);
+    ranges.push({ from: series.times[0]!, to: series.times[series.length - 1]! + MINUTE_MS });
   }
-  return from < to ? { from, to } : undefined;
+  // The contract's rule, so the Replay form's hint is the range this check applies.
+  return commonDataRange(ranges);
 }
 
 /**

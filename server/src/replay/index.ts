@@ -37,16 +37,19 @@ export function createReplayModule(
   ctx: AppContext,
   deps: {
     auth: AuthModule;
-    market: Pick<MarketModule, 'pairs' | 'setAccountMarkets'>;
+    market: Pick<MarketModule, 'pairs' | 'setAccountMarkets' | 'accountMarketMoved'>;
     trading: Pick<TradingModule, 'service'>;
   },
 ): ReplayModule {
-  const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data: loadReplayData(), trading: deps.trading.service });
+  const data = loadReplayData();
+  const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data, trading: deps.trading.service });
   // The price, current prices and chart calls of a practice account answer from its session.
   deps.market.setAccountMarkets((accountId) => sessions.marketView(accountId));
+  // Its price socket follows the session: after every advance, the new quotes and candles.
+  deps.trading.service.markets.onMoved((bound) => deps.market.accountMarketMoved(bound.accountId));
   return {
     sessions,
-    registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, ctx, sessions }),
+    registerRoutes: (api) => registerReplayRoutes(api, { auth: deps.auth, ctx, sessions, data, pairs: deps.market.pairs }),
     start: () => sessions.start(),
     stop: () => sessions.stop(),
   };

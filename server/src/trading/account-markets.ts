@@ -100,6 +100,7 @@ export class AccountMarkets {
   private readonly knownLive = new Set<number>();
   private loader: AccountMarketLoader | undefined;
   private observer: AccountMarketObserver | undefined;
+  private readonly movedListeners = new Set<(market: BoundAccountMarket) => void>();
 
   constructor(
     private readonly live: TradingDeps,
@@ -115,6 +116,16 @@ export class AccountMarkets {
   /** Who follows the bound accounts (live trading, at creation: before any account is bound). */
   observe(observer: AccountMarketObserver): void {
     this.observer = observer;
+  }
+
+  /**
+   * Called after every advance of a bound account's market (its clock moved; its quotes may have):
+   * the price socket of a practice account follows its session this way
+   * (docs/replay.md#the-price-socket-of-a-practice-account). Returns the unsubscribe.
+   */
+  onMoved(listener: (market: BoundAccountMarket) => void): () => void {
+    this.movedListeners.add(listener);
+    return () => this.movedListeners.delete(listener);
   }
 
   /** Binds `accountId` to `source`: loads its armed orders and protection into a trigger book of its own. */
@@ -304,6 +315,14 @@ export class AccountMarkets {
       },
       flush: async () => {
         this.observer?.moved(bound);
+        for (const listener of this.movedListeners) {
+          try {
+            listener(bound);
+          } catch (err) {
+            // A listener that throws must not stop the trailing stops' write below.
+            live.log.error({ err, accountId }, 'a listener of an account market failed');
+          }
+        }
         const moves = book.takeTrailingMoves();
         if (moves.length === 0) return;
         try {

@@ -34,6 +34,28 @@ describe('PriceStream (the /ws/prices/ client)', () => {
     stream.stop();
   });
 
+  it('of a practice account: signs in naming it before subscribing, on every open and when the token is refreshed, and never subscribes without a token (docs/replay.md#the-price-socket-of-a-practice-account)', () => {
+    let token: string | null = 'access-1';
+    const stream = new PriceStream('EURUSD', { account: 12, token: () => token, reconnectDelayMs: 10 });
+    stream.start();
+    FakeSocket.last.open();
+    expect(FakeSocket.last.sent).toEqual([
+      { type: 'authenticate', token: 'access-1', account: 12 },
+      { type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '1m', last_chart_time: null },
+    ]);
+    token = 'access-2';
+    stream.reauthenticate();
+    expect(FakeSocket.last.sent.at(-1)).toEqual({ type: 'authenticate', token: 'access-2', account: 12 });
+    stream.stop();
+
+    token = null;
+    const signedOut = new PriceStream('EURUSD', { account: 12, token: () => token });
+    signedOut.start();
+    FakeSocket.last.open();
+    expect(FakeSocket.last.sent).toEqual([]);
+    signedOut.stop();
+  });
+
   it('keeps the latest price_update of its pair and ignores other pairs and malformed messages', () => {
     const stream = new PriceStream('EURUSD');
     const changes = vi.fn();

@@ -7,6 +7,7 @@ import {
   type SocketTimeframe,
 } from '@pipdesk/contract';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { tokenStore } from '../../api';
 
 /** docs/screens.md#live-data-and-polling: the pair page's price connection comes back 3 s after an unexpected close. */
 export const PRICE_SOCKET_RECONNECT_MS = 3_000;
@@ -30,6 +31,14 @@ export interface PriceStreamOptions {
   /** Defaults to /ws/prices/ on this page's host, wss: under https:. */
   url?: string;
   reconnectDelayMs?: number;
+  /**
+   * A practice account of the trader: the socket signs in naming it before it subscribes, and then
+   * carries that replay session's prices and candles, never the live market's
+   * (docs/replay.md#the-price-socket-of-a-practice-account).
+   */
+  account?: number;
+  /** The access token to sign in with (read on every open, so a reconnect takes the refreshed one). */
+  token?: () => string | null;
 }
 
 /** The price socket's address: same origin, ws or wss as the page. */
@@ -49,6 +58,8 @@ export class PriceStream {
   readonly symbol: string;
   private readonly url: string | undefined;
   private readonly reconnectDelayMs: number;
+  private readonly account: number | undefined;
+  private readonly token: () => string | null;
   private socket: WebSocket | null = null;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
@@ -62,6 +73,21 @@ export class PriceStream {
     this.symbol = symbol.toUpperCase();
     this.url = options.url;
     this.reconnectDelayMs = options.reconnectDelayMs ?? PRICE_SOCKET_RECONNECT_MS;
+    this.account = options.account;
+    this.token = options.token ?? (() => null);
+  }
+
+  /** Signs the open socket in again with a refreshed token, so it is not closed when the old one expires. */
+  reauthenticate(): void {
+    const socket = this.socket;
+    if (socket && socket.readyState === OPEN && this.account !== undefined) this.sendAuthenticate(socket);
+  }
+
+  private sendAuthenticate(socket: WebSocket): boolean {
+    const token = this.token();
+    if (!token) return false;
+    socket.send(pricesClientCodec.encode('authenticate', { token, account: this.account }));
+    return true;
   }
 
   /** Opens the connection (again, after a `stop()`). */
@@ -143,6 +169,11 @@ export class PriceStream {
     this.update({ status: 'connecting' });
     socket.onopen = () => {
       if (socket !== this.socket) return;
+      // A practice account's socket subscribes only once signed in as it: never to the live market.
+      if (this.account !== undefined && !this.sendAuthenticate(socket)) {
+        console.warn(`Price socket (${this.symbol}): no token to follow account ${this.account}`);
+        return;
+      }
       this.sendSubscribe(socket);
       this.update({ status: 'live' });
     };
@@ -232,23 +263,37 @@ function closeQuietly(socket: WebSocket): void {
   }
 }
 
+/** The signed-in trader's access token (a practice account's socket signs in with it). */
+const readAccessToken = (): string | null => tokenStore.read().access;
+
 /**
  * The price socket of one pair while the calling component is mounted: opened on mount,
- * closed on purpose on unmount or when the symbol changes. `null` symbol: no socket (an
- * unknown pair, or still loading). Read it with `useLivePrice` / `usePriceStreamState`,
+ * closed on purpose on unmount or when the symbol or the account changes. `options.account`: a
+ * practice account's socket signs in with the stored token, and again whenever it is refreshed.
+ * `null` symbol: no socket (an unknown pair, or still loading). Read it with `useLivePrice` / `usePriceStreamState`,
  * which re-render only their own component on a tick.
  */
-export function usePriceStream(symbol: string | null, options?: PriceStreamOptions): PriceStream | null {
+export function usePriceStream(symbol: string | null, options?: Omit<PriceStreamOptions, 'token'>): PriceStream | null {
   const url = options?.url;
   const reconnectDelayMs = options?.reconnectDelayMs;
+  const account = options?.account;
   const stream = useMemo(
-    () => (symbol ? new PriceStream(symbol, { url, reconnectDelayMs }) : null),
-    [symbol, url, reconnectDelayMs],
+    () => (symbol ? new PriceStream(symbol, { url, reconnectDelayMs, account, token: readAccessToken }) : null),
+    [symbol, url, reconnectDelayMs, account],
   );
   useEffect(() => {
     stream?.start();
-    return () => stream?.stop();
-  }, [stream]);
+    const stopTokens =
+      account === undefined
+        ? undefined
+        : tokenStore.subscribe((change) => {
+            if (change.access) stream?.reauthenticate();
+          });
+    return () => {
+      stopTokens?.();
+      stream?.stop();
+    };
+  }, [stream, account]);
   return stream;
 }
 

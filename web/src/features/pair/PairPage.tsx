@@ -12,7 +12,7 @@ import {
   usePriceStream,
 } from '../market';
 import { PairNewsPanel } from '../news';
-import { ReplayBar } from '../replay/ReplayBar';
+import { ReplayBar, useSelectedPracticeAccount } from '../replay/ReplayBar';
 import { reloadTradingData, usePairPage } from '../trading';
 import { PAIR_LOAD_FAILED, PairTradingPanels } from './PairTradingPanels';
 
@@ -26,8 +26,10 @@ export function PairPage() {
   // One call for the whole page: the market part ({pair, price}) and the trader's part share it.
   const snapshot = usePairPage(requested);
   const pair = snapshot.data?.pair ?? null;
-  // One price socket for the whole page; none for an unknown pair.
-  const stream = usePriceStream(pair?.symbol ?? null);
+  // One price socket for the whole page; none for an unknown pair. On a practice account it follows
+  // the account's replay session, so no live price reaches the page (docs/replay.md#the-price-socket-of-a-practice-account).
+  const practiceAccount = useSelectedPracticeAccount();
+  const stream = usePriceStream(pair?.symbol ?? null, practiceAccount === undefined ? undefined : { account: practiceAccount });
   const queryClient = useQueryClient();
 
   if (snapshot.isError && isPairNotFound(snapshot.error)) return <PairNotFound symbol={requested} />;

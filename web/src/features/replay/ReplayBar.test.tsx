@@ -1,5 +1,5 @@
 import type { AccountSummaryDto, ReplayDto } from '@pipdesk/contract';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAuthServer } from '../../test/fakeAuthServer';
@@ -80,6 +80,45 @@ describe('the replay bar (docs/screens.md#replay-bar)', () => {
     const keys = invalidated.mock.calls.map(([filters]) => filters?.queryKey);
     expect(keys).toContainEqual(['trading']);
     expect(keys).toContainEqual(['market', 'pair', 'EURUSD', 'price']);
+  });
+
+  it("goes forward to a UTC date and time with the keyboard, and shows the server's refusal", async () => {
+    const user = userEvent.setup();
+    server.on(`${BASE}seek/`, (call) => {
+      const to = (call.body as { to: string }).to;
+      if (Date.parse(`${to}Z`) < Date.parse(replay.clock))
+        return {
+          status: 400,
+          body: {
+            success: false,
+            error: "to: a seek goes forward only; the session's clock is 2023-04-12T15:30:00.000Z",
+            code: 'VALIDATION_ERROR',
+          },
+        };
+      replay = { ...replay, clock: new Date(`${to}Z`).toISOString() };
+      return ok({ replay });
+    });
+    renderWithProviders(<ReplaySessionBar id={5} symbol="EURUSD" />);
+    await screen.findByText('10 Apr 2023, 09:00 UTC');
+    const goTo = within(bar()).getByRole('form', { name: 'Go to' });
+    const field = within(goTo).getByLabelText('Go to (UTC)');
+    // Go with nothing entered: a message, no call.
+    await user.click(within(goTo).getByRole('button', { name: 'Go' }));
+    expect(await within(bar()).findByText('Enter a date and time (UTC) to go to')).toBeVisible();
+    expect(posts(`${BASE}seek/`)).toEqual([]);
+    // Typed, then Enter: the seek call with the time as entered (UTC), and the new clock.
+    fireEvent.change(field, { target: { value: '2023-04-12T15:30' } });
+    field.focus();
+    await user.keyboard('{Enter}');
+    expect(await screen.findByText('12 Apr 2023, 15:30 UTC')).toBeVisible();
+    expect(posts(`${BASE}seek/`).map((c) => c.body)).toEqual([{ to: '2023-04-12T15:30' }]);
+    // Back in time: the server's 400 in its words.
+    fireEvent.change(field, { target: { value: '2023-04-11T00:00' } });
+    await user.click(within(goTo).getByRole('button', { name: 'Go' }));
+    expect(
+      await within(bar()).findByText("to: a seek goes forward only; the session's clock is 2023-04-12T15:30:00.000Z"),
+    ).toBeVisible();
+    expect(screen.getByText('12 Apr 2023, 15:30 UTC')).toBeVisible();
   });
 
   it("shows the server's answer when a control is refused", async () => {

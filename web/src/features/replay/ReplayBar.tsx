@@ -1,16 +1,28 @@
 import { REPLAY_SPEEDS, type ReplayDto, type ReplaySpeed } from '@pipdesk/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { errorMessage } from '../../api';
-import { Alert, Button, Select } from '../../components';
+import { Alert, Button, Input, Select } from '../../components';
 import { useAccountSelection } from '../accounts';
 import { marketKeys } from '../market/queries';
 import { tradingKeys } from '../trading';
-import { formatSessionTime, pauseReplay, playReplay, REPLAY_POLL_MS, replayKeys, stepReplay, useReplay } from './api';
+import {
+  formatSessionTime,
+  pauseReplay,
+  playReplay,
+  REPLAY_POLL_MS,
+  replayKeys,
+  seekReplay,
+  stepReplay,
+  useReplay,
+  utcInputValue,
+} from './api';
 import { ReplayStatus } from './ReplayList';
 import './replay.css';
 
 export const CONTROL_FAILED = 'Failed to move the session';
+/** The seek field left empty (docs/screens.md#replay-bar). */
+export const SEEK_EMPTY = 'Enter a date and time (UTC) to go to';
 
 /** The steps the bar offers, in minutes. */
 export const REPLAY_STEPS = [
@@ -24,6 +36,16 @@ export function useSelectedReplayId(): number | undefined {
   const { accounts, selected } = useAccountSelection();
   if (selected === undefined) return undefined;
   return accounts.find((a) => a.id === selected)?.replay?.id;
+}
+
+/**
+ * The selected account when it is a practice account bound to a replay session: the pair page's
+ * price socket then follows the session (docs/replay.md#the-price-socket-of-a-practice-account).
+ */
+export function useSelectedPracticeAccount(): number | undefined {
+  const { accounts, selected } = useAccountSelection();
+  if (selected === undefined) return undefined;
+  return accounts.find((a) => a.id === selected)?.replay ? selected : undefined;
 }
 
 /**
@@ -43,6 +65,9 @@ export function ReplaySessionBar({ id, symbol }: { id: number; symbol: string })
   const replay = session.data?.replay;
   const [speed, setSpeed] = useState<ReplaySpeed>(60);
   const speedId = useId();
+  const seekId = useId();
+  const [seekTo, setSeekTo] = useState('');
+  const [seekProblem, setSeekProblem] = useState<string | null>(null);
 
   // The answer says whether it plays (another tab may have paused it, or the data ended).
   useEffect(() => {
@@ -54,7 +79,8 @@ export function ReplaySessionBar({ id, symbol }: { id: number; symbol: string })
   }, [replay]);
 
   // A new clock is a new market for this account: its positions, orders, figures and the pair's
-  // price are asked again (the practice socket carries no P&L yet, docs/replay.md#not-built-yet).
+  // price are asked again (its sockets carry them too; the calls are the answer of record after a
+  // step or a seek, docs/replay.md#the-screens).
   const clock = replay?.clock;
   const seenClock = useRef(clock);
   useEffect(() => {
@@ -79,6 +105,16 @@ export function ReplaySessionBar({ id, symbol }: { id: number; symbol: string })
   };
   const finished = replay?.status === 'finished';
   const busy = !replay;
+  // Forward only, UTC as the session's clock; what the server refuses (back, past the data) it words.
+  const seek = (e: FormEvent) => {
+    e.preventDefault();
+    if (seekTo === '') {
+      setSeekProblem(SEEK_EMPTY);
+      return;
+    }
+    setSeekProblem(null);
+    run(() => seekReplay(id, seekTo));
+  };
 
   return (
     <section className="replay-bar" aria-label="Replay">
@@ -136,8 +172,27 @@ export function ReplaySessionBar({ id, symbol }: { id: number; symbol: string })
             </Button>
           ))}
         </fieldset>
+        <form className="replay-bar__seek" aria-label="Go to" onSubmit={seek} noValidate>
+          <label htmlFor={seekId}>Go to (UTC)</label>
+          <Input
+            id={seekId}
+            type="datetime-local"
+            value={seekTo}
+            min={replay ? utcInputValue(replay.clock) : undefined}
+            max={replay ? utcInputValue(replay.data_to) : undefined}
+            disabled={busy || finished}
+            onChange={(e) => {
+              setSeekTo(e.target.value);
+              setSeekProblem(null);
+            }}
+          />
+          <Button type="submit" size="sm" disabled={busy || finished}>
+            Go
+          </Button>
+        </form>
       </div>
-      {(control.isError || session.isError) && (
+      {seekProblem && <Alert tone="error">{seekProblem}</Alert>}
+      {!seekProblem && (control.isError || session.isError) && (
         <Alert tone="error">{errorMessage(control.error ?? session.error, CONTROL_FAILED)}</Alert>
       )}
     </section>

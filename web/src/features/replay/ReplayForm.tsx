@@ -1,4 +1,5 @@
 import {
+  commonDataRange,
   REPLAY_DEFAULT_BALANCE,
   REPLAY_DEFAULT_LEVERAGE,
   type ReplayCreateRequest,
@@ -7,10 +8,11 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { errorMessage } from '../../api';
-import { Alert, Button, Card, Field, Input } from '../../components';
-import { createReplay, REPLAY_PAIRS, replayKeys } from './api';
+import { Alert, Button, Card, Field, Input, Spinner } from '../../components';
+import { createReplay, formatDataDay, formatSessionTime, replayKeys, useReplayData } from './api';
 
 export const CREATE_FAILED = 'Failed to start the session';
+export const PAIRS_FAILED = 'Failed to load the pairs with data';
 
 interface ReplayDraft {
   symbols: string[];
@@ -48,6 +50,17 @@ export function ReplayForm() {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<ReplayDraft>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const data = useReplayData();
+  const pairs = data.data ?? [];
+  // The range a session over the chosen pairs can start in: where all of them have data (the server's rule).
+  const chosen = pairs.filter((p) => draft.symbols.includes(p.symbol));
+  const range = commonDataRange(chosen.map((p) => ({ from: Date.parse(p.data_from), to: Date.parse(p.data_to) })));
+  const startHint =
+    chosen.length === 0
+      ? 'A date and time inside the data of the chosen pairs'
+      : range
+        ? `The data of these pairs runs from ${formatSessionTime(new Date(range.from).toISOString())} to ${formatSessionTime(new Date(range.to).toISOString())}`
+        : 'These pairs have no data in common';
   const create = useMutation({
     mutationFn: createReplay,
     onSuccess: () => {
@@ -73,15 +86,38 @@ export function ReplayForm() {
         {create.isSuccess && <p role="status">Session started</p>}
         <fieldset className="replay-form__pairs" aria-describedby={errors.symbols ? 'replay-pairs-error' : undefined}>
           <legend className="field__label">Pairs (1 to 4)</legend>
-          {REPLAY_PAIRS.map((symbol) => (
-            <label key={symbol} className="replay-form__pair">
-              <input
-                type="checkbox"
-                checked={draft.symbols.includes(symbol)}
-                onChange={(e) => toggle(symbol, e.target.checked)}
-              />{' '}
-              {symbol}
-            </label>
+          {data.isPending && (
+            <span role="status">
+              <Spinner /> Loading pairs...
+            </span>
+          )}
+          {data.isError && (
+            <Alert
+              tone="error"
+              actions={
+                <Button size="sm" onClick={() => void data.refetch()}>
+                  Try Again
+                </Button>
+              }
+            >
+              {errorMessage(data.error, PAIRS_FAILED)}
+            </Alert>
+          )}
+          {pairs.map(({ symbol, data_from, data_to }) => (
+            <span key={symbol} className="replay-form__pair">
+              <label>
+                <input
+                  type="checkbox"
+                  checked={draft.symbols.includes(symbol)}
+                  aria-describedby={`replay-range-${symbol}`}
+                  onChange={(e) => toggle(symbol, e.target.checked)}
+                />{' '}
+                {symbol}
+              </label>
+              <span className="replay-form__range" id={`replay-range-${symbol}`}>
+                {formatDataDay(data_from)} – {formatDataDay(Date.parse(data_to) - 1)}
+              </span>
+            </span>
           ))}
           {errors.symbols && (
             <p className="field__error" id="replay-pairs-error">
@@ -89,7 +125,7 @@ export function ReplayForm() {
             </p>
           )}
         </fieldset>
-        <Field label="Start (UTC)" hint="A date and time inside the data" error={errors.start}>
+        <Field label="Start (UTC)" hint={startHint} error={errors.start}>
           <Input type="datetime-local" value={draft.start} onChange={(e) => set({ start: e.target.value })} />
         </Field>
         <Field

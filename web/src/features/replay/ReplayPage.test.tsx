@@ -11,6 +11,16 @@ import { makeReplay } from './testReplay';
 
 const LIST = '/api/trading/replays/';
 const RANGE_MESSAGE = 'start: the data of these pairs runs from 2023-04-03T12:01:00Z to 2023-05-10T15:00:00Z';
+const DATA = '/api/trading/replays/data/';
+/** The server's pairs with data (its loaded series), not a list of the web's own. */
+const DATA_PAIRS = [
+  ['AUDUSD', '2023-04-03T12:01:00.000Z', '2023-05-13T11:00:00.000Z'],
+  ['EURCHF', '2023-04-03T12:01:00.000Z', '2023-05-13T11:00:00.000Z'],
+  ['EURJPY', '2023-04-03T12:01:00.000Z', '2023-05-13T11:00:00.000Z'],
+  ['EURUSD', '2023-04-03T12:01:00.000Z', '2023-05-10T15:00:00.000Z'],
+  ['GBPUSD', '2023-04-03T12:01:00.000Z', '2023-05-13T11:00:00.000Z'],
+  ['USDJPY', '2023-04-01T08:00:00.000Z', '2023-05-15T11:00:00.000Z'],
+].map(([symbol, data_from, data_to]) => ({ symbol, data_from, data_to }));
 allowSlowScreens();
 
 let server: FakeAuthServer;
@@ -20,6 +30,7 @@ beforeEach(() => {
   server = new FakeAuthServer().install();
   server.signedInBefore();
   replays = [];
+  server.on(DATA, () => ok({ pairs: DATA_PAIRS }));
   server.on(LIST, (call) => {
     if (call.method !== 'POST') return ok({ replays });
     const body = call.body as { symbols: string[]; start: string };
@@ -42,17 +53,45 @@ describe('the Replay page (docs/screens.md#replay)', () => {
     expect(await within(form()).findByText('choose 1 to 4 pairs')).toBeVisible();
     expect(within(form()).getByText('must be an ISO 8601 date-time (UTC when no offset)')).toBeVisible();
     for (const symbol of ['AUDUSD', 'EURCHF', 'EURJPY', 'EURUSD', 'GBPUSD']) {
-      await user.click(within(form()).getByRole('checkbox', { name: symbol }));
+      await user.click(await within(form()).findByRole('checkbox', { name: symbol }));
     }
     await user.click(within(form()).getByRole('button', { name: 'Start session' }));
     expect(await within(form()).findByText('choose 1 to 4 pairs')).toBeVisible();
     expect(server.calls.filter((c) => c.method === 'POST' && c.path === LIST)).toEqual([]);
   });
 
+  it("offers the server's pairs with data, each with its range, and the chosen pairs' common range for the start", async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<ReplayPage />);
+    const eurusd = await within(form()).findByRole('checkbox', { name: 'EURUSD' });
+    expect(within(form()).getAllByRole('checkbox')).toHaveLength(6);
+    expect(within(form()).queryByRole('checkbox', { name: 'USDCAD' })).toBeNull();
+    expect(eurusd).toHaveAccessibleDescription('3 Apr 2023 – 10 May 2023');
+    await user.click(eurusd);
+    await user.click(within(form()).getByRole('checkbox', { name: 'USDJPY' }));
+    // Where both have data: USDJPY's earlier start and later end do not count.
+    expect(
+      within(form()).getByText('The data of these pairs runs from 03 Apr 2023, 12:01 UTC to 10 May 2023, 15:00 UTC'),
+    ).toBeVisible();
+    expect(server.callsTo(DATA)).toHaveLength(1);
+  });
+
+  it('says when the pairs with data cannot be loaded, and Try Again asks again', async () => {
+    const user = userEvent.setup();
+    // A 500 is tried three times (app/queryClient.ts) before the form says so.
+    const failed = { status: 500, body: { success: false, error: 'Internal server error' } };
+    server.script(DATA, failed, failed, failed);
+    renderWithProviders(<ReplayPage />);
+    const box = await within(form()).findByRole('alert', {}, { timeout: 10_000 });
+    expect(box).toHaveTextContent('Internal server error');
+    await user.click(within(box).getByRole('button', { name: 'Try Again' }));
+    expect(await within(form()).findByRole('checkbox', { name: 'EURUSD' })).toBeVisible();
+  });
+
   it("shows the server's message as it comes: a start outside the data names the range", async () => {
     const user = userEvent.setup();
     renderWithProviders(<ReplayPage />);
-    await user.click(within(form()).getByRole('checkbox', { name: 'EURUSD' }));
+    await user.click(await within(form()).findByRole('checkbox', { name: 'EURUSD' }));
     fireEvent.change(within(form()).getByLabelText('Start (UTC)'), { target: { value: '2020-01-01T10:00' } });
     await user.click(within(form()).getByRole('button', { name: 'Start session' }));
     expect(await within(form()).findByText(RANGE_MESSAGE)).toBeVisible();
@@ -63,7 +102,7 @@ describe('the Replay page (docs/screens.md#replay)', () => {
     server.on('/api/trading/replays/9/', () => ok({ replay: replays[0], performance: makePerformance() }));
     renderWithProviders(<ReplayPage />);
     expect(await screen.findByText('No session yet')).toBeVisible();
-    await user.click(within(form()).getByRole('checkbox', { name: 'EURUSD' }));
+    await user.click(await within(form()).findByRole('checkbox', { name: 'EURUSD' }));
     await user.click(within(form()).getByRole('checkbox', { name: 'USDJPY' }));
     fireEvent.change(within(form()).getByLabelText('Start (UTC)'), { target: { value: '2023-04-10T09:00' } });
     await user.type(within(form()).getByLabelText('Initial balance (USD)'), '5000');

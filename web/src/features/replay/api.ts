@@ -1,5 +1,6 @@
 import {
   type ReplayCreateRequest,
+  type ReplayDataPairDto,
   type ReplayDetailDto,
   type ReplayDto,
   type ReplaySpeed,
@@ -8,12 +9,6 @@ import {
 import { hashKey, useQuery } from '@tanstack/react-query';
 import { api } from '../../api';
 import { tradingKeys } from '../trading';
-
-/**
- * The pairs shipped with real one-minute data (server/data/replay/, docs/replay.md#which-pairs-and-when).
- * No call lists them yet; the server checks the pairs again and names those it has.
- */
-export const REPLAY_PAIRS = ['AUDUSD', 'EURCHF', 'EURJPY', 'EURUSD', 'GBPUSD', 'USDCAD', 'USDJPY'] as const;
 
 /** How often a playing session is asked again, with the page's figures (the practice socket carries no P&L yet). */
 export const REPLAY_POLL_MS = 1_000;
@@ -29,6 +24,21 @@ export const replayKeys = {
   detail: (id: number) => [...tradingKeys.all, 'replays', 'detail', id] as const,
   student: (studentId: number) => ['academy', 'student', studentId, 'replays'] as const,
 };
+
+/**
+ * The pairs a session can play, each with its data's range, from the server's loaded series
+ * (`GET trading/replays/data/`, docs/replay.md#which-pairs-and-when). The same for every trader and
+ * for the life of the server process: asked once.
+ */
+export function useReplayData() {
+  return useQuery({
+    queryKey: [...replayKeys.all, 'data'] as const,
+    queryKeyHashFn: hashKey,
+    staleTime: Number.POSITIVE_INFINITY,
+    queryFn: async ({ signal }): Promise<ReplayDataPairDto[]> =>
+      (await api.call(replayOperations.replayData, {}, { signal })).pairs,
+  });
+}
 
 export function useReplays() {
   return useQuery({
@@ -78,6 +88,17 @@ export async function stepReplay(id: number, minutes: number): Promise<ReplayDto
   return (await api.call(replayOperations.stepReplay, { ids: { id }, body: { minutes } })).replay;
 }
 
+/** POST …/seek/: the clock forward to `to` (UTC when it names no offset); back or past the data is the server's 400. */
+export async function seekReplay(id: number, to: string): Promise<ReplayDto> {
+  return (await api.call(replayOperations.seekReplay, { ids: { id }, body: { to } })).replay;
+}
+
+/** An ISO time as a `datetime-local` value in UTC ("2023-04-10T09:00"), the form the bar's seek field takes. */
+export function utcInputValue(when: string): string {
+  const t = Date.parse(when);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 16) : '';
+}
+
 const utcParts = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
   day: '2-digit',
@@ -87,6 +108,14 @@ const utcParts = new Intl.DateTimeFormat('en-US', {
   minute: '2-digit',
   hourCycle: 'h23',
 });
+
+const utcDay = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' });
+
+/** A day of the data, in UTC: "3 Apr 2023"; '' for an unreadable time. */
+export function formatDataDay(when: string | number): string {
+  const t = typeof when === 'number' ? when : Date.parse(when);
+  return Number.isFinite(t) ? utcDay.format(t) : '';
+}
 
 /** A session time, in UTC as the data's: "10 Apr 2023, 14:03 UTC"; '' for an unreadable time. */
 export function formatSessionTime(when: string): string {
