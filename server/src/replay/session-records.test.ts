@@ -26,7 +26,12 @@ describe("a practice account's keys and equity curve", () => {
     const db = await freshDatabase();
     cleanups.push(db.drop);
     prices.push({ symbol: 'EURUSD', bid: 1.2, ask: 1.2002, timestamp: clock.now() });
-    t = await startTestApp({ clock, priceSource: prices, dataDir: db.dataDir, ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}) });
+    t = await startTestApp({
+      clock,
+      priceSource: prices,
+      dataDir: db.dataDir,
+      ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}),
+    });
     cleanups.unshift(() => t.close());
   });
 
@@ -99,7 +104,9 @@ describe("a practice account's keys and equity curve", () => {
 
     // Nothing more while the clock stands still; the live leader's round never samples it.
     await t.trading.performance.sampler.sample();
-    const again = equityCurveSchema.parse((await call('GET', `/api/trading/equity-curve/?account=${replay.account_id}`)).json().data);
+    const again = equityCurveSchema.parse(
+      (await call('GET', `/api/trading/equity-curve/?account=${replay.account_id}`)).json().data,
+    );
     expect(again).toEqual(points);
   });
 });

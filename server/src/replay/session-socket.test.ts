@@ -187,7 +187,9 @@ describe('the trading socket of a practice account', () => {
     let figures: { equity: number; margin_used: number } | undefined;
     for (let minute = 0; minute < 240; minute++) {
       const accounts = await call('GET', '/api/trading/accounts/');
-      const mine = (accounts.json().data as Array<{ id: number; equity: number; margin_used: number }>).find((a) => a.id === account)!;
+      const mine = (accounts.json().data as Array<{ id: number; equity: number; margin_used: number }>).find(
+        (a) => a.id === account,
+      )!;
       if (mine.margin_used > 0 && mine.equity <= mine.margin_used) {
         figures = mine;
         break;
@@ -199,7 +201,9 @@ describe('the trading socket of a practice account', () => {
     const notice = await practice.next('margin_call');
     expect(notice.data.margin_level).toBeLessThanOrEqual(100);
     expect(notice.data.equity).toBeLessThanOrEqual(notice.data.margin_used);
-    expect(notice.data.message).toMatch(/^Margin call: your margin level is \d+\.\d{2}%\. Positions are closed automatically from 50%/);
+    expect(notice.data.message).toMatch(
+      /^Margin call: your margin level is \d+\.\d{2}%\. Positions are closed automatically from 50%/,
+    );
     practice.close();
   });
 });

@@ -43,7 +43,10 @@ export function validateOrder(pairs: PairCatalog, input: PlaceOrderInput) {
  * the error carries `{data:{order}}`) or key reused with another body.
  */
 export async function placeMarketOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
+  deps: Pick<
+    TradingDeps,
+    'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics' | 'challengeRules'
+  >,
   userId: UserId,
   input: PlaceOrderInput,
   idempotencyKey?: string,
@@ -93,9 +96,7 @@ export async function placeMarketOrder(
       },
       // A rejection is committed with its order, so a retry of the key answers it again.
       keyAnswer: ({ execution, answer }) =>
-        execution.kind === 'rejected'
-          ? { error: rejectionError(execution, pair) }
-          : { data: answer },
+        execution.kind === 'rejected' ? { error: rejectionError(execution, pair) } : { data: answer },
       answer: ({ account, execution, answer }): PlaceOrderResult => {
         const event = executionEvent(execution, answer, Number(account.leverage), pair);
         publishExecutionEffects(deps, userId, Number(account.id), execution, event);

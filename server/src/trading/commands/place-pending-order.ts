@@ -32,7 +32,10 @@ export type PlacePendingOrderResult = OrderResponse;
  * order is stored REJECTED) or a key reused with another body.
  */
 export async function placePendingOrder(
-  deps: Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics' | 'challengeRules'>,
+  deps: Pick<
+    TradingDeps,
+    'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics' | 'challengeRules'
+  >,
   userId: UserId,
   input: PlacePendingOrderInput,
   idempotencyKey?: string,
@@ -120,8 +123,7 @@ export async function placePendingOrder(
           : errors.orderRejected('ACCOUNT_NOT_ACTIVE', 'Trading account is not active', dto);
         return { account, order, dto, error };
       },
-      keyAnswer: ({ order, dto, error }) =>
-        error ? { error } : { data: { order: dto } },
+      keyAnswer: ({ dto, error }) => (error ? { error } : { data: { order: dto } }),
       answer: ({ account, order, dto, error }): PlacePendingOrderResult => {
         publishOrderUpdate(deps, { userId, accountId: Number(account.id), order: dto });
         if (error) throw error;

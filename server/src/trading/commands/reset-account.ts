@@ -34,7 +34,10 @@ export interface ResetAccountInput {
 /** What a reset did (the contract's answer); also the first answer replayed to a retry with the same Idempotency-Key. */
 export type ResetAccountResult = ResetResponse;
 
-type ResetDeps = Pick<TradingDeps, 'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics'>;
+type ResetDeps = Pick<
+  TradingDeps,
+  'writes' | 'inFlight' | 'pairs' | 'pricing' | 'clock' | 'keyClock' | 'bus' | 'log' | 'metrics'
+>;
 
 /**
  * Resets a trader's account (docs/academy.md#reset), all in one write transaction holding the
