@@ -46,10 +46,12 @@ export interface CurrentPriceCardProps {
   stream: PriceStream | null;
   /** The price the pair call answered, shown until a fresher one arrives. */
   initialPrice?: Quote | null;
+  /** The stream plays a replay session's market (a practice account), not the live one: the badge says so. */
+  replay?: boolean;
 }
 
 /** The docs/screens.md#pair-page Current Price card: bid in red, ask in green, the spread in pips; prices at the pair's digits. */
-export function CurrentPriceCard({ pair, stream, initialPrice }: CurrentPriceCardProps) {
+export function CurrentPriceCard({ pair, stream, initialPrice, replay = false }: CurrentPriceCardProps) {
   const { quote, live, feedDown } = usePairQuote(pair, stream, initialPrice);
   return (
     <Card
@@ -63,7 +65,7 @@ export function CurrentPriceCard({ pair, stream, initialPrice }: CurrentPriceCar
           </Badge>
         ) : live ? (
           <Badge tone="profit" dot pulse>
-            Live feed
+            {replay ? 'Replay feed' : 'Live feed'}
           </Badge>
         ) : (
           <Badge tone="warning" dot>

@@ -93,6 +93,8 @@ describe('the pair page of a practice account (docs/replay.md#the-price-socket-o
     act(() => socket.receive({ type: 'price_update', symbol: 'EURUSD', ...SESSION, price: SESSION.mid }));
     await waitFor(() => expect(within(card()).getByTestId('bid')).toHaveTextContent('1.09215'));
     expect(within(card()).getByTestId('ask')).toHaveTextContent('1.09225');
+    expect(within(card()).getByText('Replay feed')).toBeVisible();
+    expect(within(card()).queryByText('Live feed')).toBeNull();
     // Nothing on the page asked for the live price.
     const priceCalls = [...server.callsTo('/api/trading/pair/EURUSD/'), ...server.callsTo('/api/trading/pair/EURUSD/price/')];
     expect(priceCalls.length).toBeGreaterThan(0);
@@ -108,5 +110,6 @@ describe('the pair page of a practice account (docs/replay.md#the-price-socket-o
     expect(socket.sent).toEqual([{ type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '1m', last_chart_time: null }]);
     act(() => socket.receive({ type: 'price_update', symbol: 'EURUSD', ...LIVE, price: LIVE.mid }));
     await waitFor(() => expect(within(card()).getByTestId('bid')).toHaveTextContent('1.20000'));
+    expect(within(card()).getByText('Live feed')).toBeVisible();
   });
 });

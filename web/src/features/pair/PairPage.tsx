@@ -61,7 +61,12 @@ export function PairPage() {
     <Page title={<PairTitle pair={pair} />} documentTitle={`${pair.symbol} ${pair.name}`} eyebrow={<BackToPlatformLink />}>
       <ReplayBar symbol={pair.symbol} />
       <div className="pair-market">
-        <CurrentPriceCard pair={pair} stream={stream} initialPrice={snapshot.data?.price} />
+        <CurrentPriceCard
+          pair={pair}
+          stream={stream}
+          initialPrice={snapshot.data?.price}
+          replay={practiceAccount !== undefined}
+        />
         <PriceChart
           pair={pair}
           stream={stream}
