@@ -2,6 +2,7 @@ import type { ChartPanel as ChartPanelValue, FxPair, Indicator, Timeframe } from
 import { type CSSProperties, useId } from 'react';
 import { Card, LoadState } from '../../components';
 import { usePriceStream } from '../market/priceStream';
+import { useSelectedPracticeAccount } from '../replay/ReplayBar';
 import { ChartView } from './ChartView';
 import { IndicatorsControl } from './indicators/IndicatorsControl';
 import { isOverlay } from './indicators/labels';
@@ -26,7 +27,9 @@ export interface ChartPanelProps {
  */
 export function ChartPanel({ index, panel, pairs, active, onChange, onActivate }: ChartPanelProps) {
   const pairId = useId();
-  const stream = usePriceStream(panel.symbol);
+  // On a practice account the panel plays its session's market, as the pair page does (docs/replay.md#the-price-socket-of-a-practice-account).
+  const practiceAccount = useSelectedPracticeAccount();
+  const stream = usePriceStream(panel.symbol, practiceAccount === undefined ? undefined : { account: practiceAccount });
   const history = useTimeframeCandles(panel.symbol, panel.timeframe, stream);
   const digits = pairs.find((p) => p.symbol === panel.symbol)?.digits ?? 5;
   const panes = panel.indicators.filter((i) => !isOverlay(i)).length;

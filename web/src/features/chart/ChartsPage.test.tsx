@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAuthServer } from '../../test/fakeAuthServer';
 import { renderWithProviders } from '../../test/render';
+import { AccountSelectionProvider } from '../accounts';
 import { EURUSD, FakeSocket, makePair, minuteCandles, USDJPY } from '../market/testMarket';
 import { ChartsPage } from './ChartsPage';
 import { resetFakeCharts } from './testChart';
@@ -87,6 +88,51 @@ describe('Charts page (docs/screens.md#charts-page)', () => {
       { type: 'subscribe_prices', symbol: 'USDJPY', timeframe: 'm15', last_chart_time: expect.any(Number) },
     ]);
     expect(saved).toHaveLength(0);
+  });
+
+  it('on a practice account, each chart signs its price socket in as that account and asks for its candles', async () => {
+    const summary = (id: number, kind: 'primary' | 'practice') => ({
+      id,
+      kind,
+      name: kind,
+      currency: 'USD',
+      balance: 10_000,
+      equity: 10_000,
+      margin_used: 0,
+      free_margin: 10_000,
+      leverage: 100,
+      status: 'ACTIVE',
+      created_at: '2026-11-28T10:00:00.000Z',
+      challenge: null,
+      replay: kind === 'practice' ? { id: 5, status: 'paused' } : null,
+    });
+    server.on('/api/trading/accounts/', () => ({
+      status: 200,
+      body: { success: true, data: [summary(1, 'primary'), summary(12, 'practice')] },
+    }));
+    renderWithProviders(
+      <AccountSelectionProvider>
+        <ChartsPage />
+      </AccountSelectionProvider>,
+      { path: '/charts?account=12' },
+    );
+    await screen.findByRole('region', { name: 'Chart 2: USDJPY M15' });
+    // The session's market, not the live one (docs/replay.md#the-price-socket-of-a-practice-account).
+    await waitFor(() => expect(FakeSocket.opened.length).toBeGreaterThanOrEqual(2));
+    const sockets = FakeSocket.opened.filter((socket) => socket.closedWith === undefined);
+    for (const socket of sockets) socket.open();
+    await waitFor(() =>
+      expect(sockets.map((s) => s.sent[0])).toEqual([
+        { type: 'authenticate', token: expect.any(String), account: 12 },
+        { type: 'authenticate', token: expect.any(String), account: 12 },
+      ]),
+    );
+    const accountsAsked = server.fetch.mock.calls
+      .map(([input]) => new URL(String(input), 'http://pipdesk.test'))
+      .filter((url) => url.pathname.endsWith('/chart-data/'))
+      .map((url) => url.searchParams.get('account'));
+    expect(accountsAsked.length).toBeGreaterThan(0);
+    expect(accountsAsked.every((a) => a === '12')).toBe(true);
   });
 
   it('switches to four charts (new places show pairs not shown yet) and saves the layout after a pause', async () => {
