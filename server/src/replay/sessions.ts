@@ -24,6 +24,11 @@ import type { DataRange } from './types.js';
 const MINUTE_MS = 60_000;
 /** How often the play loop advances the playing sessions (real ms). */
 export const PLAY_EVERY_MS = 250;
+/**
+ * How long a playing session waits, unmoved, for a trading socket of its account before it is
+ * paused (docs/replay.md#playing): a reconnect or a play pressed as the page opens is not a leave.
+ */
+export const PAUSE_UNWATCHED_MS = 5_000;
 
 export interface ReplayDeps {
   ctx: Pick<AppContext, 'db' | 'clock' | 'log'>;
@@ -46,8 +51,10 @@ interface Held {
   bound: BoundAccountMarket;
   /** The controls and the play loop of one session run one after another. */
   queue: Promise<unknown>;
-  /** Real time the play loop last advanced it. */
+  /** Real time the play loop last advanced it (or found it unwatched: that time is not played). */
   playedAt: number;
+  /** Real time since which no trading socket of this node has served its account while it plays. */
+  unwatchedSince: number | undefined;
 }
 
 /**
@@ -185,6 +192,7 @@ export class ReplaySessions {
       held.speed = speed;
       held.status = 'playing';
       held.playedAt = this.deps.ctx.clock.now();
+      held.unwatchedSince = undefined;
       await this.save(held);
       return this.dto(held);
     });
@@ -265,12 +273,25 @@ export class ReplaySessions {
     }
   }
 
-  /** The play loop: each playing session moves by its speed × the real time since its last move. */
+  /**
+   * The play loop: each playing session moves by its speed × the real time since its last move,
+   * only while a trading socket of this node serves its account (DESIGN §19 "Scale"); one that
+   * nobody has watched for `PAUSE_UNWATCHED_MS` is paused, and that is saved
+   * (docs/replay.md#playing).
+   */
   private playDue(): void {
     if (this.stopped) return;
     const now = this.deps.ctx.clock.now();
     for (const held of this.held.values()) {
       if (held.status !== 'playing') continue;
+      if (!this.markets.watched(held.accountId)) {
+        // Unwatched time is not played: nothing jumps when the trader comes back.
+        held.playedAt = now;
+        held.unwatchedSince ??= now;
+        if (now - held.unwatchedSince >= PAUSE_UNWATCHED_MS) this.pauseUnwatched(held);
+        continue;
+      }
+      held.unwatchedSince = undefined;
       const elapsed = now - held.playedAt;
       if (elapsed <= 0) continue;
       held.playedAt = now;
@@ -280,6 +301,16 @@ export class ReplaySessions {
         await this.advance(held, Math.min(held.market.clock + elapsed * held.speed, held.market.range.to));
       }).catch((err: unknown) => this.deps.ctx.log.error({ err, replay: held.id }, 'replay: playing a session failed'));
     }
+  }
+
+  /** Pauses a session nobody watches any more, unless a control changed it meanwhile. */
+  private pauseUnwatched(held: Held): void {
+    held.unwatchedSince = undefined;
+    void this.run(held, async () => {
+      if (held.status !== 'playing' || this.stopped || this.markets.watched(held.accountId)) return;
+      held.status = 'paused';
+      await this.save(held);
+    }).catch((err: unknown) => this.deps.ctx.log.error({ err, replay: held.id }, 'replay: pausing an unwatched session failed'));
   }
 
   // ------------------------------------------------------------------ holding sessions
@@ -333,6 +364,7 @@ export class ReplaySessions {
         bound,
         queue: Promise.resolve(),
         playedAt: this.deps.ctx.clock.now(),
+        unwatchedSince: undefined,
       };
       this.held.set(id, held);
       this.heldByAccount.set(held.accountId, held);
