@@ -5,6 +5,7 @@ import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
+import { saveClocks } from './repo.js';
 import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './sessions.js';
 
 /**
@@ -43,6 +44,12 @@ describe('the play loop', () => {
     for (const c of cleanups.reverse()) await c();
   });
 
+  /** The clock as written in `replay_sessions`. */
+  const stored = async (id: number) =>
+    Number(
+      (await t.ctx.db.kysely.selectFrom('replay_sessions').select('clock').where('id', '=', id).executeTakeFirstOrThrow()).clock,
+    );
+
   async function session() {
     const me = await insertSignedInTrader(t);
     const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
@@ -76,6 +83,9 @@ describe('the play loop', () => {
     await until(async () => (await shown()).clock === iso(START + HOUR));
     expect((await shown()).clock).toBe(iso(START + HOUR));
     await socket.next('price_update', { where: (m) => m.symbol === 'EURUSD' });
+    // The loop's turn writes the clock it played to (a restart resumes there).
+    await until(async () => (await stored(replay.id)) === START + HOUR);
+    expect(await stored(replay.id)).toBe(START + HOUR);
 
     const paused = await call('POST', `${url}pause/`);
     expect(replayAnswerSchema.parse(paused.json().data).replay.status).toBe('paused');
@@ -108,5 +118,22 @@ describe('the play loop', () => {
     await TURNS();
     expect(await shown()).toMatchObject({ status: 'paused', clock: iso(START + HOUR) });
     back.close();
+  });
+
+  it('writes a turn’s clocks in one statement without moving back a clock a control wrote further', async () => {
+    const a = await session();
+    const b = await session();
+    expect((await a.call('POST', `${a.url}step/`, { minutes: 120 })).statusCode).toBe(200);
+    // A turn that moved both, finishing after a's step was written.
+    await saveClocks(
+      t.ctx.db.kysely,
+      [
+        { id: a.replay.id, clock: START + HOUR },
+        { id: b.replay.id, clock: START + HOUR },
+      ],
+      clock.now(),
+    );
+    expect(await stored(a.replay.id)).toBe(START + 2 * HOUR);
+    expect(await stored(b.replay.id)).toBe(START + HOUR);
   });
 });
