@@ -44,11 +44,17 @@ describe('the play loop', () => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  /** The clock as written in `replay_sessions`. */
-  const stored = async (id: number) =>
-    Number(
-      (await t.ctx.db.kysely.selectFrom('replay_sessions').select('clock').where('id', '=', id).executeTakeFirstOrThrow()).clock,
-    );
+  /** The session as written in `replay_sessions`. */
+  const storedRow = async (id: number) => {
+    const row = await t.ctx.db.kysely
+      .selectFrom('replay_sessions')
+      .select(['clock', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return { clock: Number(row.clock), status: row.status };
+  };
+  /** The clock as written. */
+  const stored = async (id: number) => (await storedRow(id)).clock;
 
   async function session() {
     const me = await insertSignedInTrader(t);
@@ -111,6 +117,8 @@ describe('the play loop', () => {
     clock.advance(1_000);
     await until(async () => (await listed()).status === 'paused');
     expect(await listed()).toMatchObject({ id: replay.id, status: 'paused', clock: iso(START + HOUR) });
+    // Saved so: another node, or this one after a restart, shows it paused where it stood.
+    expect(await storedRow(replay.id)).toMatchObject({ status: 'paused', clock: START + HOUR });
 
     // Back: nothing jumps, and it plays again only when asked.
     const back = await Client.signedIn(t, me.token, replay.account_id);
