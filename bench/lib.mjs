@@ -292,11 +292,11 @@ export function mainThreadSchedule(pid) {
 /**
  * Spawns the built server on a free port with the benchmarks' settings (`env` on top), its
  * standard output ignored or, with `stdout: 'pipe'`, left for the caller to read. Wait for it
- * with `untilHealthy`.
+ * with `untilHealthy`. `entry`: the script node runs (a bench's wrapper of main.js, bench/replay-trace-server.mjs).
  */
-export async function spawnServer(dataDir, { nodeArgs = [], env = {}, stdout = 'ignore' } = {}) {
+export async function spawnServer(dataDir, { nodeArgs = [], env = {}, stdout = 'ignore', entry = 'server/dist/main.js' } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, path.join(root, 'server/dist/main.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, path.join(root, entry)], {
     cwd: root,
     stdio: ['ignore', stdout, 'inherit'],
     env: {
@@ -342,9 +342,10 @@ export async function untilHealthy({ child, url }) {
  * `nodeArgs` e.g. ['--cpu-prof'] to profile the server under load (by default those in
  * BENCH_SERVER_NODE_ARGS, as socket-bench.mjs reads them); `env` overrides settings.
  */
-export async function startServer(dataDir, { nodeArgs = serverNodeArgsFromEnv(), env = {} } = {}) {
+export async function startServer(dataDir, { nodeArgs = serverNodeArgsFromEnv(), env = {}, entry } = {}) {
   const spawned = await spawnServer(dataDir, {
     nodeArgs,
+    ...(entry ? { entry } : {}),
     env: { PRICE_SOURCE: 'simulator', PRICE_SEED: '20260401', ...env },
   });
   const { child, url } = spawned;

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ReplaySessionsTable, StoredReplayStatus } from './tables.js';
 
@@ -51,6 +51,33 @@ export async function saveSession(
     .set({ clock: changes.clock, status: changes.status, speed: changes.speed, updated_at: changes.updatedAt })
     .where('id', '=', id)
     .execute();
+}
+
+/** Sessions per statement of `saveClocks`: 3 parameters each, far below SQLite's limit. */
+const CLOCKS_PER_STATEMENT = 1_000;
+
+/**
+ * Writes the clocks the play loop moved its sessions to in one turn, in one statement (per 1,000
+ * sessions) rather than one per session (docs/replay.md#playing). A clock only moves forward: a
+ * row a control has meanwhile written further (a step, a pause) keeps its clock.
+ */
+export async function saveClocks(q: Q, moved: ReadonlyArray<{ id: number; clock: number }>, now: number): Promise<void> {
+  for (let i = 0; i < moved.length; i += CLOCKS_PER_STATEMENT) {
+    const part = moved.slice(i, i + CLOCKS_PER_STATEMENT);
+    const clock = sql<number>`case ${sql.join(
+      part.map((m) => sql`when id = ${m.id} and clock < ${m.clock} then ${m.clock}`),
+      sql` `,
+    )} else clock end`;
+    await q
+      .updateTable('replay_sessions')
+      .set({ clock, updated_at: now })
+      .where(
+        'id',
+        'in',
+        part.map((m) => m.id),
+      )
+      .execute();
+  }
 }
 
 /**

@@ -409,23 +409,6 @@ describe('replay sessions through the server', () => {
     expect((await api(t, cast.admin, 'GET', url)).statusCode).toBe(200);
   });
 
-  it('plays at its speed while playing, and not once paused', async () => {
-    const replay = await create(me, { symbols: ['EURUSD'], start: iso(START) });
-    const url = `/api/trading/replays/${replay.id}/`;
-    const clockOf = async () => replayDetailSchema.parse((await call(me, 'GET', url)).json().data).replay.clock;
-    expect((await call(me, 'POST', `${url}play/`, { speed: 60 })).statusCode).toBe(200);
-    // One real minute at 60×: an hour of the session, played by the loop.
-    clock.advance(60_000);
-    const deadline = Date.now() + 5_000;
-    while ((await clockOf()) !== iso(START + 3_600_000) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await clockOf()).toBe(iso(START + 3_600_000));
-    const paused = await call(me, 'POST', `${url}pause/`);
-    expect(replayAnswerSchema.parse(paused.json().data).replay.status).toBe('paused');
-    clock.advance(60_000);
-    await new Promise((r) => setTimeout(r, 600));
-    expect(await clockOf()).toBe(iso(START + 3_600_000));
-  });
-
   it('resumes a session at its clock after a restart', async () => {
     const replay = await create(me, { symbols: ['EURUSD'], start: iso(START) });
     const url = `/api/trading/replays/${replay.id}/`;

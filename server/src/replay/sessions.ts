@@ -22,8 +22,25 @@ import type { StoredReplayStatus } from './tables.js';
 import type { DataRange } from './types.js';
 
 const MINUTE_MS = 60_000;
-/** How often the play loop advances the playing sessions (real ms). */
-export const PLAY_EVERY_MS = 250;
+/** How often the play loop turns (real ms); each turn moves the sessions of one slot. */
+export const PLAY_TURN_MS = 50;
+/**
+ * The slots a session falls in by its id: each session moves at one turn in `PLAY_SLOTS`, so the
+ * sessions' moves are spread over the period rather than all at one instant, and a session's
+ * ticks reach its socket after its own move, not after everyone's (docs/replay.md#playing).
+ */
+export const PLAY_SLOTS = 6;
+/**
+ * How often a playing session moves (real ms): a little longer than the trading socket's price
+ * pacing (a quarter second), so each move's ticks find its account's fan-out quiet and go out at
+ * once instead of waiting for the next pacing window (bench/README.md, replay).
+ */
+export const PLAY_EVERY_MS = PLAY_TURN_MS * PLAY_SLOTS;
+/**
+ * How long a playing session waits, unmoved, for a trading socket of its account before it is
+ * paused (docs/replay.md#playing): a reconnect or a play pressed as the page opens is not a leave.
+ */
+export const PAUSE_UNWATCHED_MS = 5_000;
 
 export interface ReplayDeps {
   ctx: Pick<AppContext, 'db' | 'clock' | 'log'>;
@@ -46,8 +63,10 @@ interface Held {
   bound: BoundAccountMarket;
   /** The controls and the play loop of one session run one after another. */
   queue: Promise<unknown>;
-  /** Real time the play loop last advanced it. */
+  /** Real time the play loop last advanced it (or found it unwatched: that time is not played). */
   playedAt: number;
+  /** Real time since which no trading socket of this node has served its account while it plays. */
+  unwatchedSince: number | undefined;
 }
 
 /**
@@ -64,6 +83,10 @@ export class ReplaySessions {
   private readonly loading = new Map<number, Promise<Held>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Turns of the play loop so far (which slot moves). */
+  private turns = 0;
+  /** The loop turns' clock writes under way (the shutdown waits for them). */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly deps: ReplayDeps) {
     // A practice account this node has not bound yet is bound to its session on first use.
@@ -81,7 +104,7 @@ export class ReplaySessions {
   async start(): Promise<void> {
     const paused = await repo.pauseAllPlaying(this.deps.ctx.db.kysely, this.deps.ctx.clock.now());
     if (paused > 0) this.deps.ctx.log.info({ sessions: paused }, 'replay: sessions left playing are paused');
-    this.timer = setInterval(() => this.playDue(), PLAY_EVERY_MS);
+    this.timer = setInterval(() => this.playDue(), PLAY_TURN_MS);
     this.timer.unref();
   }
 
@@ -90,6 +113,7 @@ export class ReplaySessions {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.held.values()].map((h) => h.queue));
+    await Promise.allSettled([...this.writing]);
   }
 
   // ------------------------------------------------------------------ the calls
@@ -186,6 +210,7 @@ export class ReplaySessions {
       held.speed = speed;
       held.status = 'playing';
       held.playedAt = this.deps.ctx.clock.now();
+      held.unwatchedSince = undefined;
       await this.save(held);
       return this.dto(held);
     });
@@ -252,9 +277,10 @@ export class ReplaySessions {
   /**
    * Plays every tick up to `until` through the account's trigger book, one at a time, each
    * trigger awaited before the next tick (so a step or a seek fills exactly where playing would),
-   * then writes the clock: a restart resumes there (docs/replay.md#the-clock).
+   * then writes the clock: a restart resumes there (docs/replay.md#the-clock). A move of the play
+   * loop (`byLoop`) leaves the clock to its turn's one write, unless the session finished.
    */
-  private async advance(held: Held, until: number): Promise<void> {
+  private async advance(held: Held, until: number, byLoop = false): Promise<void> {
     const { market, bound } = held;
     try {
       for (let quote = market.next(until); quote !== undefined; quote = market.next(until)) await bound.tick(quote);
@@ -262,25 +288,75 @@ export class ReplaySessions {
       await bound.flush();
     } finally {
       if (market.finished && held.status !== 'deleted') held.status = 'finished';
-      await this.save(held);
+      if (!byLoop || held.status !== 'playing') await this.save(held);
     }
   }
 
-  /** The play loop: each playing session moves by its speed × the real time since its last move. */
+  /**
+   * The play loop: each playing session moves at its slot's turn (every `PLAY_EVERY_MS`) by its
+   * speed × the real time since its last move, only while a trading socket of this node serves its account (DESIGN §19 "Scale"); one that
+   * nobody has watched for `PAUSE_UNWATCHED_MS` is paused, and that is saved
+   * (docs/replay.md#playing).
+   */
   private playDue(): void {
     if (this.stopped) return;
     const now = this.deps.ctx.clock.now();
+    const moves: Array<Promise<{ id: number; clock: number } | undefined>> = [];
+    const slot = this.turns++ % PLAY_SLOTS;
     for (const held of this.held.values()) {
-      if (held.status !== 'playing') continue;
+      if (held.status !== 'playing' || held.id % PLAY_SLOTS !== slot) continue;
+      if (!this.markets.watched(held.accountId)) {
+        // Unwatched time is not played: nothing jumps when the trader comes back.
+        held.playedAt = now;
+        held.unwatchedSince ??= now;
+        if (now - held.unwatchedSince >= PAUSE_UNWATCHED_MS) this.pauseUnwatched(held);
+        continue;
+      }
+      held.unwatchedSince = undefined;
       const elapsed = now - held.playedAt;
       if (elapsed <= 0) continue;
       held.playedAt = now;
-      void this.run(held, async () => {
-        // Paused or deleted while this move waited in the queue.
-        if (held.status !== 'playing' || this.stopped) return;
-        await this.advance(held, Math.min(held.market.clock + elapsed * held.speed, held.market.range.to));
-      }).catch((err: unknown) => this.deps.ctx.log.error({ err, replay: held.id }, 'replay: playing a session failed'));
+      moves.push(
+        this.run(held, async () => {
+          // Paused or deleted while this move waited in the queue.
+          if (held.status !== 'playing' || this.stopped) return undefined;
+          try {
+            await this.advance(held, Math.min(held.market.clock + elapsed * held.speed, held.market.range.to), true);
+          } catch (err) {
+            this.deps.ctx.log.error({ err, replay: held.id }, 'replay: playing a session failed');
+          }
+          // Where the move stopped, even part way: every tick up to it has been played.
+          return held.status === 'playing' ? { id: held.id, clock: held.market.clock } : undefined;
+        }),
+      );
     }
+    if (moves.length > 0) this.writeTurn(moves, now);
+  }
+
+  /**
+   * The turn's clocks in one statement once its moves are done (20 writes a second however many
+   * sessions play, not one per session and move: 800 a second for 200 sessions, bench/README.md): a
+   * restart resumes at the clock written last, at most a move behind the session.
+   */
+  private writeTurn(moves: Array<Promise<{ id: number; clock: number } | undefined>>, now: number): void {
+    const write = Promise.all(moves)
+      .then((moved) => {
+        const rows = moved.filter((m) => m !== undefined);
+        return rows.length > 0 ? repo.saveClocks(this.deps.ctx.db.kysely, rows, now) : undefined;
+      })
+      .catch((err: unknown) => this.deps.ctx.log.error({ err }, 'replay: writing the played clocks failed'))
+      .finally(() => this.writing.delete(write));
+    this.writing.add(write);
+  }
+
+  /** Pauses a session nobody watches any more, unless a control changed it meanwhile. */
+  private pauseUnwatched(held: Held): void {
+    held.unwatchedSince = undefined;
+    void this.run(held, async () => {
+      if (held.status !== 'playing' || this.stopped || this.markets.watched(held.accountId)) return;
+      held.status = 'paused';
+      await this.save(held);
+    }).catch((err: unknown) => this.deps.ctx.log.error({ err, replay: held.id }, 'replay: pausing an unwatched session failed'));
   }
 
   // ------------------------------------------------------------------ holding sessions
@@ -334,6 +410,7 @@ export class ReplaySessions {
         bound,
         queue: Promise.resolve(),
         playedAt: this.deps.ctx.clock.now(),
+        unwatchedSince: undefined,
       };
       this.held.set(id, held);
       this.heldByAccount.set(held.accountId, held);

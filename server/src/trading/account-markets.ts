@@ -81,6 +81,8 @@ export interface AccountMarketObserver {
   protection(change: PositionProtectionPayload): void;
   /** The market's clock moved (after every advance): the conversion rates of the pairs it does not play moved with it. */
   moved(market: BoundAccountMarket): void;
+  /** Whether a trading socket of this node serves the account now (a replay session plays only then). */
+  watched(accountId: number): boolean;
 }
 
 /** Accounts known to be on the live market, kept at most (oldest forgotten first): ids are never reused. */
@@ -126,6 +128,14 @@ export class AccountMarkets {
   onMoved(listener: (market: BoundAccountMarket) => void): () => void {
     this.movedListeners.add(listener);
     return () => this.movedListeners.delete(listener);
+  }
+
+  /**
+   * Whether a trading socket of this node serves the bound account now: a replay session's play
+   * loop moves it only then (docs/replay.md#playing).
+   */
+  watched(accountId: number): boolean {
+    return this.observer?.watched(accountId) ?? false;
   }
 
   /** Binds `accountId` to `source`: loads its armed orders and protection into a trigger book of its own. */

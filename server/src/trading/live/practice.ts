@@ -150,6 +150,11 @@ export class PracticeBooks implements AccountMarketObserver {
     return this.markets.has(accountId);
   }
 
+  /** Whether a socket of this node serves the account now (its session plays only then, docs/replay.md#playing). */
+  watched(accountId: number): boolean {
+    return (this.markets.get(accountId)?.sockets.size ?? 0) > 0;
+  }
+
   /** A socket that serves the account: its market's prices go to it from now on. */
   attach(conn: TradingConnection, accountId: number): void {
     const own = this.markets.get(accountId);
