@@ -242,6 +242,32 @@ describe('candles from ticks', () => {
     }
   });
 
+  it('answers the last hour without a hole a few minutes after a start early in an hour', async () => {
+    // Started 4 minutes into the hour: ten minutes back reach into the hour before, which memory
+    // never held; those minutes are the backfill's, stored one by one.
+    const start = Date.UTC(2026, 2, 10, 16, 4, 10);
+    const clock = new ManualClock(start);
+    const source = new ScriptedPriceSource();
+    const t = await startTestApp({ clock, priceSource: source, env: { CHART_HISTORY_DAYS: '1' } });
+    try {
+      const { headers } = await signedInTrader(t);
+      for (let minute = 0; minute < 4; minute++) {
+        source.push({ symbol: 'EURUSD', bid: 1.1, ask: 1.1001, timestamp: clock.now() });
+        clock.advance(MINUTE_MS);
+        await t.market.flushCandles();
+      }
+      clock.advance(32_000);
+      source.push({ symbol: 'EURUSD', bid: 1.1, ask: 1.1001, timestamp: clock.now() });
+      const candles: Candle[] = (await chartData(t, headers, 'EURUSD', '1h')).json().data;
+      expect(candles).toHaveLength(60);
+      const gaps = candles.slice(1).map((c, i) => c.time - candles[i]!.time);
+      expect(new Set(gaps)).toEqual(new Set([MINUTE_MS]));
+      expect(candles.at(-1)!.time).toBe(bucketStart(clock.now(), 1));
+    } finally {
+      await t.close();
+    }
+  });
+
   it('keeps candles across a restart, and the forming one goes on', async () => {
     const db = await freshDatabase();
     const clock = new ManualClock(NOW);

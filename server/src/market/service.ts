@@ -173,7 +173,10 @@ export class MarketService {
   ): Promise<ScaledCandle[]> {
     const now = this.ctx.clock.now();
     const memoryStart = Math.min(memory[0]?.time ?? now, now, before ?? now);
-    const minutesFrom = Math.max(from, bucketStart(memoryStart, 60));
+    // Hourly candles stand in for whole hours only: from a `from` inside an hour (a timeframe under
+    // an hour, whose settled edge is ten minutes back) every minute is read, or the minutes between
+    // it and the hour of memory's oldest minute would be lost (a node started early in an hour).
+    const minutesFrom = from % (60 * MINUTE_MS) === 0 ? Math.max(from, bucketStart(memoryStart, 60)) : from;
     const db = this.ctx.db.kysely;
     const [hours, storedMinutes] = await Promise.all([
       minutesFrom > from ? candlesIn(db, pair.id, 60, { from, before: minutesFrom }) : [],
