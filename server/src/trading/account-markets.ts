@@ -61,12 +61,18 @@ export interface BoundAccountMarket {
 export type AccountMarketLoader = (accountId: number) => Promise<void>;
 
 /**
+ * Checks a bound account's market against where its driver stored it, before a call uses it, and
+ * binds it again (`rebind`) when another node moved it (docs/replay.md#many-nodes).
+ */
+export type AccountMarketRefresher = (accountId: number) => Promise<void>;
+
+/**
  * Who follows what happens on the bound accounts (the trading socket's books of practice
  * accounts, trading/live/practice.ts): their executions never go on the bus, so this is the only
  * way they leave the account's market. Called synchronously, in the order things happen.
  */
 export interface AccountMarketObserver {
-  /** An account was bound, with its state as loaded (balance, leverage, open positions). */
+  /** An account was bound (again, after `rebind`: its new market replaces the old), with its state as loaded (balance, leverage, open positions). */
   bound(
     market: BoundAccountMarket,
     account: { userId: number; balanceMinor: number; leverage: number; positions: PositionState[] },
@@ -101,6 +107,7 @@ export class AccountMarkets {
   private readonly binding = new Map<number, Promise<Bound>>();
   private readonly knownLive = new Set<number>();
   private loader: AccountMarketLoader | undefined;
+  private refresher: AccountMarketRefresher | undefined;
   private observer: AccountMarketObserver | undefined;
   private readonly movedListeners = new Set<(market: BoundAccountMarket) => void>();
 
@@ -113,6 +120,11 @@ export class AccountMarkets {
   /** Who binds an account this node has not seen (the replay module, at start). */
   setLoader(loader: AccountMarketLoader): void {
     this.loader = loader;
+  }
+
+  /** Who checks a bound account's market before each call that names it (the replay module, at start). */
+  setRefresher(refresher: AccountMarketRefresher): void {
+    this.refresher = refresher;
   }
 
   /** Who follows the bound accounts (live trading, at creation: before any account is bound). */
@@ -151,6 +163,17 @@ export class AccountMarkets {
   }
 
   /**
+   * Binds `accountId` again to a new `source`, its trigger book and state loaded again from the
+   * database: its market was moved elsewhere (another node) and this node's copy is behind
+   * (docs/replay.md#many-nodes). The observer's book of the account is replaced, its sockets kept.
+   */
+  async rebind(accountId: number, source: AccountMarketSource): Promise<BoundAccountMarket> {
+    await this.binding.get(accountId)?.catch(() => undefined);
+    this.bound.delete(accountId);
+    return this.bind(accountId, source);
+  }
+
+  /**
    * The dependencies a call on `accountId` runs with: the live ones, or its own market's. An
    * account this node has not seen is asked of the loader once.
    */
@@ -162,7 +185,12 @@ export class AccountMarkets {
   /** The bound market of `accountId`, binding it through the loader when it has one; undefined on the live market. */
   async marketOf(accountId: number): Promise<Bound | undefined> {
     const bound = this.bound.get(accountId);
-    if (bound) return bound;
+    if (bound) {
+      if (!this.refresher) return bound;
+      // Only an account on a market of its own pays this (one read): the live path never gets here.
+      await this.refresher(accountId);
+      return this.bound.get(accountId) ?? (await this.binding.get(accountId));
+    }
     if (this.knownLive.has(accountId)) return undefined;
     const binding = this.binding.get(accountId);
     if (binding) return binding;
