@@ -37,9 +37,15 @@ export function replayMigrations(kind: DbKind): Record<string, Migration> {
           .alterTable('replay_sessions')
           .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
           .execute();
+        // The practice account's changes, counted: a node's copy loaded before one of another node reloads.
+        await db.schema
+          .alterTable('replay_sessions')
+          .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
       },
       // biome-ignore lint/suspicious/noExplicitAny: see 0036
       async down(db: Kysely<any>) {
+        await db.schema.alterTable('replay_sessions').dropColumn('revision').execute();
         await db.schema.alterTable('replay_sessions').dropColumn('lease_until').execute();
         await db.schema.alterTable('replay_sessions').dropColumn('mover').execute();
       },

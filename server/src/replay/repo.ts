@@ -68,22 +68,23 @@ export interface StoredState {
   clock: number;
   status: StoredReplayStatus;
   speed: number;
+  /** The practice account's changes so far (`ReplaySessionsTable.revision`). */
+  revision: number;
 }
 
-const stateOf = (r: { id: number; clock: number; status: StoredReplayStatus; speed: number }): StoredState => ({
+const stateOf = (r: { id: number; clock: number; status: StoredReplayStatus; speed: number; revision: number }): StoredState => ({
   id: Number(r.id),
   clock: Number(r.clock),
   status: r.status,
   speed: Number(r.speed),
+  revision: Number(r.revision),
 });
+
+const STATE = ['id', 'clock', 'status', 'speed', 'revision'] as const;
 
 /** A session's clock, status and speed as stored (one read by its primary key). */
 export async function storedState(q: Q, id: number): Promise<StoredState | undefined> {
-  const row = await q
-    .selectFrom('replay_sessions')
-    .select(['id', 'clock', 'status', 'speed'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await q.selectFrom('replay_sessions').select(STATE).where('id', '=', id).executeTakeFirst();
   return row && stateOf(row);
 }
 
@@ -102,7 +103,7 @@ export async function takeLease(q: Q, id: number, me: string, now: number, until
     .where('id', '=', id)
     .where('status', '!=', 'deleted')
     .where(leaseFree(me, now))
-    .returning(['id', 'clock', 'status', 'speed'])
+    .returning(STATE)
     .executeTakeFirst();
   return row && stateOf(row);
 }
@@ -125,9 +126,20 @@ export async function takePlayingLeases(
     .where('id', 'in', [...ids])
     .where('status', '=', 'playing')
     .where(leaseFree(me, now))
-    .returning(['id', 'clock', 'status', 'speed'])
+    .returning(STATE)
     .execute();
   return rows.map(stateOf);
+}
+
+/** Counts a change of the session's practice account; returns its revision after it, or undefined. */
+export async function bumpRevision(q: Q, accountId: number): Promise<number | undefined> {
+  const row = await q
+    .updateTable('replay_sessions')
+    .set({ revision: sql<number>`revision + 1` })
+    .where('account_id', '=', accountId)
+    .returning('revision')
+    .executeTakeFirst();
+  return row && Number(row.revision);
 }
 
 /** Gives up node `me`'s lease of session `id` (after a control on a session that is not playing here). */
@@ -161,7 +173,7 @@ export async function setPlaying(
     .set({ status: changes.status, speed: changes.speed, updated_at: changes.updatedAt })
     .where('id', '=', id)
     .where('status', 'in', changes.status === 'playing' ? ['paused', 'playing'] : ['playing'])
-    .returning(['id', 'clock', 'status', 'speed'])
+    .returning(STATE)
     .executeTakeFirst();
   return row && stateOf(row);
 }

@@ -82,6 +82,10 @@ interface Held {
    * other node moves the session and this copy is the truth, ahead of the row by at most a move.
    */
   leaseUntil: number;
+  /** The row's `revision` this copy's account was loaded at, with this node's own changes since. */
+  revision: number;
+  /** This node's changes being counted, one after another (a check waits for them). */
+  counting: Promise<void>;
 }
 
 /**
@@ -110,7 +114,10 @@ export class ReplaySessions {
       if (row) await this.hold(row);
     });
     // Before a call on a practice account uses this node's copy, the copy is checked against the row.
-    deps.trading.markets.setRefresher((accountId) => this.refreshAccount(accountId));
+    deps.trading.markets.setRefresher({
+      refresh: (accountId) => this.refreshAccount(accountId),
+      changed: (accountId) => this.accountChanged(accountId),
+    });
   }
 
   private get markets(): AccountMarkets {
@@ -411,7 +418,8 @@ export class ReplaySessions {
             if (held.status !== 'playing' || this.stopped || held.leaseUntil <= this.deps.ctx.clock.now()) return undefined;
             try {
               // Another node moved it before this one took the lease: this copy catches up first.
-              if (stored.clock > held.market.clock) await this.rebuild(held, stored.clock);
+              await held.counting;
+              if (behind(held, stored)) await this.rebuild(held, stored);
               await this.advance(held, Math.min(held.market.clock + elapsed * held.speed, held.market.range.to), true);
             } catch (err) {
               this.deps.ctx.log.error({ err, replay: held.id }, 'replay: playing a session failed');
@@ -511,6 +519,8 @@ export class ReplaySessions {
         playedAt: this.deps.ctx.clock.now(),
         unwatchedSince: undefined,
         leaseUntil: 0,
+        revision: Number(row.revision),
+        counting: Promise.resolve(),
       };
       this.held.set(id, held);
       this.heldByAccount.set(held.accountId, held);
@@ -548,11 +558,31 @@ export class ReplaySessions {
    * market, and the account bound to it again (its trigger book and state loaded again from the
    * database, its socket book replaced). Run in the session's queue.
    */
-  private async rebuild(held: Held, clock: number): Promise<void> {
-    const market = this.marketAt(held.id, held.market.symbols, clock);
+  private async rebuild(held: Held, stored: repo.StoredState): Promise<void> {
+    // A copy that moved ahead of the row (this node's move not yet written) never goes back.
+    const market = this.marketAt(held.id, held.market.symbols, Math.max(stored.clock, held.market.clock));
+    held.revision = Math.max(held.revision, stored.revision);
     held.bound = await this.markets.rebind(held.accountId, this.sourceOf(market));
     held.market = market;
     held.playedAt = this.deps.ctx.clock.now();
+  }
+
+  /**
+   * This node changed the session's account (an order, a fill, a protection): counted in the row,
+   * so other nodes' copies reload it. This copy stays current unless another node's change came in
+   * between, when it reloads at its next check.
+   */
+  private accountChanged(accountId: number): void {
+    const held = this.heldByAccount.get(accountId);
+    if (!held) return;
+    held.counting = held.counting
+      .then(async () => {
+        const known = held.revision;
+        const revision = await repo.bumpRevision(this.deps.ctx.db.kysely, accountId);
+        // Another node's change in between leaves this copy behind: it reloads at its next check.
+        if (revision === known + 1 && held.revision === known) held.revision = revision;
+      })
+      .catch((err: unknown) => this.deps.ctx.log.error({ err, replay: held.id }, 'replay: counting an account change failed'));
   }
 
   /**
@@ -560,9 +590,10 @@ export class ReplaySessions {
    * node moved its clock, its status and speed taken from the row. Run in the session's queue.
    */
   private async sync(held: Held, given?: repo.StoredState): Promise<void> {
+    await held.counting;
     const stored = given ?? (await repo.storedState(this.deps.ctx.db.kysely, held.id));
     if (!stored) return;
-    if (stored.clock > held.market.clock) await this.rebuild(held, stored.clock);
+    if (behind(held, stored)) await this.rebuild(held, stored);
     if (stored.status === 'playing' && held.status !== 'playing') held.playedAt = this.deps.ctx.clock.now();
     held.status = stored.status;
     held.speed = stored.speed;
@@ -576,10 +607,11 @@ export class ReplaySessions {
   private async refreshAccount(accountId: number): Promise<void> {
     const held = this.heldByAccount.get(accountId);
     if (!held || held.leaseUntil > this.deps.ctx.clock.now()) return;
+    await held.counting;
     const stored = await repo.storedState(this.deps.ctx.db.kysely, held.id);
-    if (!stored || stored.clock <= held.market.clock) return;
+    if (!stored || !behind(held, stored)) return;
     await this.run(held, async () => {
-      if (stored.clock > held.market.clock) await this.rebuild(held, stored.clock);
+      if (behind(held, stored)) await this.rebuild(held, stored);
     });
   }
 
@@ -664,6 +696,11 @@ export class ReplaySessions {
       created_at: iso(held.createdAt),
     };
   }
+}
+
+/** Whether another node moved the session past this copy, or changed its account since this copy loaded it. */
+function behind(held: Held, stored: repo.StoredState): boolean {
+  return stored.clock > held.market.clock || stored.revision > held.revision;
 }
 
 function rowDto(row: repo.ReplaySessionRow, range: DataRange): ReplayDto {

@@ -60,11 +60,16 @@ export interface BoundAccountMarket {
  */
 export type AccountMarketLoader = (accountId: number) => Promise<void>;
 
-/**
- * Checks a bound account's market against where its driver stored it, before a call uses it, and
- * binds it again (`rebind`) when another node moved it (docs/replay.md#many-nodes).
- */
-export type AccountMarketRefresher = (accountId: number) => Promise<void>;
+/** The driver of the bound accounts' markets, kept true across nodes (docs/replay.md#many-nodes). */
+export interface AccountMarketRefresher {
+  /**
+   * Before a call uses a bound account's market: checks it against where its driver stored it and
+   * binds it again (`rebind`) when another node moved it or changed the account.
+   */
+  refresh(accountId: number): Promise<void>;
+  /** The account's orders, positions or balance changed on this node (committed): other nodes' copies are behind. */
+  changed(accountId: number): void;
+}
 
 /**
  * Who follows what happens on the bound accounts (the trading socket's books of practice
@@ -188,7 +193,7 @@ export class AccountMarkets {
     if (bound) {
       if (!this.refresher) return bound;
       // Only an account on a market of its own pays this (one read): the live path never gets here.
-      await this.refresher(accountId);
+      await this.refresher.refresh(accountId);
       return this.bound.get(accountId) ?? (await this.binding.get(accountId));
     }
     if (this.knownLive.has(accountId)) return undefined;
@@ -240,6 +245,7 @@ export class AccountMarkets {
       // Only "now" of the market moves with the session: `keyClock` stays real time (docs/trading-rules.md#idempotency).
       clock: source.clock,
       bus: accountBus(live.bus, {
+        changed: () => this.refresher?.changed(accountId),
         onEngineChange: (change) => applyEngineChange(book, change, live.log),
         onExecution: (event) => {
           const { balance_minor: balanceMinor } = event.payload.account;
@@ -391,6 +397,8 @@ export class AccountMarkets {
 function accountBus(
   live: Bus,
   to: {
+    /** Anything of the account changed (an engine change, an execution, its balance, a protection). */
+    changed: () => void;
     onEngineChange: (change: EngineChange) => void;
     onExecution: (event: BusEvents['execution']) => void;
     onBalance: (balanceMinor: number) => void;
@@ -402,13 +410,23 @@ function accountBus(
     publish(topic, payload) {
       if (topic === 'message') {
         const message = payload as BusEvents['message'];
-        if (message.topic === ENGINE_TOPIC) to.onEngineChange(message.payload as EngineChange);
-        else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
-        else if (message.topic === BALANCE_ADJUSTED_TOPIC) to.onBalance(message.payload.balance_minor);
-        else if (message.topic === POSITION_PROTECTION_TOPIC) to.onProtection(message.payload);
+        if (message.topic === ENGINE_TOPIC) {
+          to.changed();
+          to.onEngineChange(message.payload as EngineChange);
+        } else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
+        else if (message.topic === BALANCE_ADJUSTED_TOPIC) {
+          to.changed();
+          to.onBalance(message.payload.balance_minor);
+        } else if (message.topic === POSITION_PROTECTION_TOPIC) {
+          to.changed();
+          to.onProtection(message.payload);
+        }
         return;
       }
-      if (topic === 'execution') to.onExecution(payload as BusEvents['execution']);
+      if (topic === 'execution') {
+        to.changed();
+        to.onExecution(payload as BusEvents['execution']);
+      }
     },
     subscribe: (topic, handler) => live.subscribe(topic, handler),
     healthy: () => live.healthy(),
