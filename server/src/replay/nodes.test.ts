@@ -7,6 +7,7 @@ import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
 import { SessionMarket } from './session-market.js';
+import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './sessions.js';
 
 /**
  * A replay session served by two nodes over one database (docs/replay.md#many-nodes): the row is
@@ -159,6 +160,30 @@ describe('a replay session on two nodes', () => {
     expect(await clockOn(a)).toBe(iso(where + 5 * MINUTE));
     socket.close();
   });
+
+  it('plays on the node whose socket watches the session, whichever node the play reached, and the other does not pause it', async () => {
+    const { me, on, url, replay, clockOn, stored } = await session();
+    const socket = await Client.signedIn(a, me.token, replay.account_id);
+    // Pressed on b, where no socket watches it: a learns it at its next turn and plays it.
+    const played = await on(b)('POST', `${url}play/`, { speed: 60 });
+    expect(played.statusCode, played.body).toBe(200);
+    const deadline = Date.now() + 5_000;
+    while ((await clockOn(a)) === iso(START) && Date.now() < deadline) await sleep(50);
+    expect(await clockOn(a)).not.toBe(iso(START));
+    // Past b's wait for a socket of its own (PAUSE_UNWATCHED_MS): a still plays it, it is not paused.
+    await sleep(PAUSE_UNWATCHED_MS + 1_000);
+    const row = await stored();
+    expect(row.status).toBe('playing');
+    const before = Number(row.clock);
+    await sleep(PLAY_EVERY_MS * 4);
+    expect(Number((await stored()).clock)).toBeGreaterThan(before);
+    // b shows it as stored: playing, at the clock a wrote.
+    const shown = replayDetailSchema.parse((await on(b)('GET', url)).json().data).replay;
+    expect(shown.status).toBe('playing');
+    expect(Date.parse(shown.clock)).toBeGreaterThanOrEqual(before);
+    expect((await on(b)('POST', `${url}pause/`)).statusCode).toBe(200);
+    socket.close();
+  }, 15_000);
 
   it('a node that stops gives up its leases: the other moves the session at once', async () => {
     const { me, on, url, replay, priceOn, clockOn, stored } = await session();
