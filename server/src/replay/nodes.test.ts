@@ -5,6 +5,7 @@ import { loadReplayData, type Quote } from '../market/index.js';
 import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
+import { PriceSocketClient as PriceClient } from '../test/price-socket-client.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
 import { SessionMarket } from './session-market.js';
 import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './sessions.js';
@@ -88,10 +89,14 @@ describe('a replay session on two nodes', () => {
   }
 
   it('a step on one node moves the session for the other: its prices, its orders and its next step', async () => {
-    const { on, url, account, priceOn } = await session();
+    const { me, on, url, replay, account, priceOn } = await session();
     const { start, played, at } = ticksTo(START + STEP_MINUTES * MINUTE);
-    // Node b holds its copy at the start.
+    // Node b holds its copy at the start, and a price socket of the session there.
     expect((await priceOn(b)).bid).toBe(start.bid);
+    const prices = await PriceClient.open(b);
+    prices.send({ type: 'authenticate', token: me.token, account: replay.account_id });
+    prices.send({ type: 'subscribe_prices', symbol: 'EURUSD', timeframe: '1m' });
+    await prices.waitFor('price_update', (m) => m.bid === start.bid);
 
     // A buy limit placed on b, halfway down to the lowest ask of the hour: a's step must fill it.
     const lowest = Math.min(...played.map((q) => q.ask));
@@ -113,6 +118,9 @@ describe('a replay session on two nodes', () => {
 
     // b answers at a's clock: the session's quote there, not its own copy's at the start.
     expect(await priceOn(b)).toMatchObject({ bid: at.bid, ask: at.ask });
+    // b's copy caught up: its price socket follows, as after a move.
+    await prices.waitFor('price_update', (m) => m.bid === at.bid && m.timestamp === iso(at.timestamp));
+    prices.close();
     // b's next step goes on from a's clock.
     const next = await on(b)('POST', `${url}step/`, { minutes: 1 });
     expect(next.statusCode, next.body).toBe(200);

@@ -565,6 +565,8 @@ export class ReplaySessions {
     held.bound = await this.markets.rebind(held.accountId, this.sourceOf(market));
     held.market = market;
     held.playedAt = this.deps.ctx.clock.now();
+    // The price sockets of the account on this node follow its new clock, as after a move.
+    this.markets.notifyMoved(held.bound);
   }
 
   /**

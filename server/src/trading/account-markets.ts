@@ -179,6 +179,20 @@ export class AccountMarkets {
   }
 
   /**
+   * Tells the followers of `onMoved` that the account's market moved other than by an advance (after
+   * `rebind`, once its driver answers from the new market): its price sockets catch up.
+   */
+  notifyMoved(bound: BoundAccountMarket): void {
+    for (const listener of this.movedListeners) {
+      try {
+        listener(bound);
+      } catch (err) {
+        this.live.log.error({ err, accountId: bound.accountId }, 'a listener of an account market failed');
+      }
+    }
+  }
+
+  /**
    * The dependencies a call on `accountId` runs with: the live ones, or its own market's. An
    * account this node has not seen is asked of the loader once.
    */
@@ -359,14 +373,8 @@ export class AccountMarkets {
       },
       flush: async () => {
         this.observer?.moved(bound);
-        for (const listener of this.movedListeners) {
-          try {
-            listener(bound);
-          } catch (err) {
-            // A listener that throws must not stop the trailing stops' write below.
-            live.log.error({ err, accountId }, 'a listener of an account market failed');
-          }
-        }
+        // A listener that throws must not stop the trailing stops' write below.
+        this.notifyMoved(bound);
         const moves = book.takeTrailingMoves();
         if (moves.length === 0) return;
         try {
