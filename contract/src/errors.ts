@@ -57,8 +57,9 @@ export const ERROR_CODES = [
   'CHALLENGE_CLOSED',
   'ATTEMPT_ACTIVE',
   'PROGRAM_ARCHIVED',
-  // replay (docs/replay.md): a session whose data is over
+  // replay (docs/replay.md): a session whose data is over; one another server is moving (docs/replay.md#many-nodes)
   'REPLAY_FINISHED',
+  'REPLAY_BUSY',
   // 413
   'PAYLOAD_TOO_LARGE',
   // 431: the request's headers are larger than the server reads

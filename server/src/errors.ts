@@ -64,6 +64,14 @@ export const errors = {
   attemptNotFound: () => new AppError(404, 'ATTEMPT_NOT_FOUND', 'This account is not an evaluation attempt’s'),
   replayNotFound: () => new AppError(404, 'REPLAY_NOT_FOUND', 'Replay session not found'),
   replayFinished: () => new AppError(409, 'REPLAY_FINISHED', 'This replay session has reached the end of its data'),
+  replayBusy: (playing: boolean) =>
+    new AppError(
+      409,
+      'REPLAY_BUSY',
+      playing
+        ? 'This replay session is playing on another server: pause it first'
+        : 'Another server is moving this replay session: try again',
+    ),
   challengeClosed: () => new AppError(409, 'CHALLENGE_CLOSED', 'This evaluation has ended: its account is read-only'),
   attemptActive: () => new AppError(409, 'ATTEMPT_ACTIVE', 'An attempt of this program is already under way'),
   programArchived: () => new AppError(409, 'PROGRAM_ARCHIVED', 'This program is archived'),

@@ -84,7 +84,7 @@ export const replayOperations = {
     writes: true,
     ids: { id: 'replay' },
     ok: { status: 200, description: 'The session as it ended.', data: replayAnswerSchema },
-    errors: { 404: replay404 },
+    errors: { 404: replay404, 409: error('`REPLAY_BUSY`: another server is moving the session; try again.') },
   }),
   playReplay: defineOperation({
     method: 'POST',
@@ -123,7 +123,13 @@ export const replayOperations = {
     ids: { id: 'replay' },
     body: { schema: replayStepRequestSchema, required: true },
     ok: { status: 200, description: 'The session at its new clock.', data: replayAnswerSchema },
-    errors: { 400: validation400, 404: replay404, 409: error('`REPLAY_FINISHED`: the data is over.') },
+    errors: {
+      400: validation400,
+      404: replay404,
+      409: error(
+        '`REPLAY_FINISHED`: the data is over; `REPLAY_BUSY`: the session is playing on another server (pause it first) or another server is moving it.',
+      ),
+    },
   }),
   seekReplay: defineOperation({
     method: 'POST',
@@ -137,7 +143,13 @@ export const replayOperations = {
     ids: { id: 'replay' },
     body: { schema: replaySeekRequestSchema, required: true },
     ok: { status: 200, description: 'The session at its new clock.', data: replayAnswerSchema },
-    errors: { 400: replay400, 404: replay404, 409: error('`REPLAY_FINISHED`: the data is over.') },
+    errors: {
+      400: replay400,
+      404: replay404,
+      409: error(
+        '`REPLAY_FINISHED`: the data is over; `REPLAY_BUSY`: the session is playing on another server (pause it first) or another server is moving it.',
+      ),
+    },
   }),
   studentReplays: defineOperation({
     method: 'GET',

@@ -2,6 +2,7 @@
 // market, the sessions (stored, bound to their practice accounts, moved by the calls and the
 // play loop) and their calls.
 
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AuthModule } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
@@ -42,7 +43,9 @@ export function createReplayModule(
   },
 ): ReplayModule {
   const data = loadReplayData();
-  const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data, trading: deps.trading.service });
+  // This node's id for the sessions' leases (docs/replay.md#many-nodes): a new one each start, so a restarted node takes nothing over by name.
+  const nodeId = randomUUID();
+  const sessions = new ReplaySessions({ ctx, pairs: deps.market.pairs, data, trading: deps.trading.service, nodeId });
   // The price, current prices and chart calls of a practice account answer from its session.
   deps.market.setAccountMarkets((accountId) => sessions.marketView(accountId));
   // Its price socket follows the session: after every advance, the new quotes and candles.

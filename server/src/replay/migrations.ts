@@ -27,5 +27,28 @@ export function replayMigrations(kind: DbKind): Record<string, Migration> {
         await db.schema.dropTable('replay_sessions').execute();
       },
     },
+    '0037_replay_session_leases': {
+      // One node moves a session at a time (docs/replay.md#many-nodes): the node that holds its
+      // lease (`mover`, a node id) until `lease_until` (real epoch ms); 0 is no lease.
+      // biome-ignore lint/suspicious/noExplicitAny: see 0036
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('replay_sessions').addColumn('mover', 'varchar(64)').execute();
+        await db.schema
+          .alterTable('replay_sessions')
+          .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        // The practice account's changes, counted: a node's copy loaded before one of another node reloads.
+        await db.schema
+          .alterTable('replay_sessions')
+          .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+      // biome-ignore lint/suspicious/noExplicitAny: see 0036
+      async down(db: Kysely<any>) {
+        await db.schema.alterTable('replay_sessions').dropColumn('revision').execute();
+        await db.schema.alterTable('replay_sessions').dropColumn('lease_until').execute();
+        await db.schema.alterTable('replay_sessions').dropColumn('mover').execute();
+      },
+    },
   };
 }

@@ -24,6 +24,15 @@ export interface ReplaySessionsTable {
   /** Wall-clock times. */
   created_at: number;
   updated_at: number;
+  /** The node that holds the right to move it (docs/replay.md#many-nodes), until `lease_until`. */
+  mover: string | null;
+  /** Real time (epoch ms) the mover's lease ends; 0 when released. */
+  lease_until: Generated<number>;
+  /**
+   * Counts the changes of its practice account (an order placed, cancelled or filled, a position's
+   * protection): a node's copy loaded at another revision reloads the account's trigger book.
+   */
+  revision: Generated<number>;
 }
 
 export interface ReplayTables {

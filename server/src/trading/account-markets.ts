@@ -60,13 +60,24 @@ export interface BoundAccountMarket {
  */
 export type AccountMarketLoader = (accountId: number) => Promise<void>;
 
+/** The driver of the bound accounts' markets, kept true across nodes (docs/replay.md#many-nodes). */
+export interface AccountMarketRefresher {
+  /**
+   * Before a call uses a bound account's market: checks it against where its driver stored it and
+   * binds it again (`rebind`) when another node moved it or changed the account.
+   */
+  refresh(accountId: number): Promise<void>;
+  /** The account's orders, positions or balance changed on this node (committed): other nodes' copies are behind. */
+  changed(accountId: number): void;
+}
+
 /**
  * Who follows what happens on the bound accounts (the trading socket's books of practice
  * accounts, trading/live/practice.ts): their executions never go on the bus, so this is the only
  * way they leave the account's market. Called synchronously, in the order things happen.
  */
 export interface AccountMarketObserver {
-  /** An account was bound, with its state as loaded (balance, leverage, open positions). */
+  /** An account was bound (again, after `rebind`: its new market replaces the old), with its state as loaded (balance, leverage, open positions). */
   bound(
     market: BoundAccountMarket,
     account: { userId: number; balanceMinor: number; leverage: number; positions: PositionState[] },
@@ -101,6 +112,7 @@ export class AccountMarkets {
   private readonly binding = new Map<number, Promise<Bound>>();
   private readonly knownLive = new Set<number>();
   private loader: AccountMarketLoader | undefined;
+  private refresher: AccountMarketRefresher | undefined;
   private observer: AccountMarketObserver | undefined;
   private readonly movedListeners = new Set<(market: BoundAccountMarket) => void>();
 
@@ -113,6 +125,11 @@ export class AccountMarkets {
   /** Who binds an account this node has not seen (the replay module, at start). */
   setLoader(loader: AccountMarketLoader): void {
     this.loader = loader;
+  }
+
+  /** Who checks a bound account's market before each call that names it (the replay module, at start). */
+  setRefresher(refresher: AccountMarketRefresher): void {
+    this.refresher = refresher;
   }
 
   /** Who follows the bound accounts (live trading, at creation: before any account is bound). */
@@ -151,6 +168,31 @@ export class AccountMarkets {
   }
 
   /**
+   * Binds `accountId` again to a new `source`, its trigger book and state loaded again from the
+   * database: its market was moved elsewhere (another node) and this node's copy is behind
+   * (docs/replay.md#many-nodes). The observer's book of the account is replaced, its sockets kept.
+   */
+  async rebind(accountId: number, source: AccountMarketSource): Promise<BoundAccountMarket> {
+    await this.binding.get(accountId)?.catch(() => undefined);
+    this.bound.delete(accountId);
+    return this.bind(accountId, source);
+  }
+
+  /**
+   * Tells the followers of `onMoved` that the account's market moved other than by an advance (after
+   * `rebind`, once its driver answers from the new market): its price sockets catch up.
+   */
+  notifyMoved(bound: BoundAccountMarket): void {
+    for (const listener of this.movedListeners) {
+      try {
+        listener(bound);
+      } catch (err) {
+        this.live.log.error({ err, accountId: bound.accountId }, 'a listener of an account market failed');
+      }
+    }
+  }
+
+  /**
    * The dependencies a call on `accountId` runs with: the live ones, or its own market's. An
    * account this node has not seen is asked of the loader once.
    */
@@ -162,7 +204,12 @@ export class AccountMarkets {
   /** The bound market of `accountId`, binding it through the loader when it has one; undefined on the live market. */
   async marketOf(accountId: number): Promise<Bound | undefined> {
     const bound = this.bound.get(accountId);
-    if (bound) return bound;
+    if (bound) {
+      if (!this.refresher) return bound;
+      // Only an account on a market of its own pays this (one read): the live path never gets here.
+      await this.refresher.refresh(accountId);
+      return this.bound.get(accountId) ?? (await this.binding.get(accountId));
+    }
     if (this.knownLive.has(accountId)) return undefined;
     const binding = this.binding.get(accountId);
     if (binding) return binding;
@@ -212,6 +259,7 @@ export class AccountMarkets {
       // Only "now" of the market moves with the session: `keyClock` stays real time (docs/trading-rules.md#idempotency).
       clock: source.clock,
       bus: accountBus(live.bus, {
+        changed: () => this.refresher?.changed(accountId),
         onEngineChange: (change) => applyEngineChange(book, change, live.log),
         onExecution: (event) => {
           const { balance_minor: balanceMinor } = event.payload.account;
@@ -325,14 +373,8 @@ export class AccountMarkets {
       },
       flush: async () => {
         this.observer?.moved(bound);
-        for (const listener of this.movedListeners) {
-          try {
-            listener(bound);
-          } catch (err) {
-            // A listener that throws must not stop the trailing stops' write below.
-            live.log.error({ err, accountId }, 'a listener of an account market failed');
-          }
-        }
+        // A listener that throws must not stop the trailing stops' write below.
+        this.notifyMoved(bound);
         const moves = book.takeTrailingMoves();
         if (moves.length === 0) return;
         try {
@@ -363,6 +405,8 @@ export class AccountMarkets {
 function accountBus(
   live: Bus,
   to: {
+    /** Anything of the account changed (an engine change, an execution, its balance, a protection). */
+    changed: () => void;
     onEngineChange: (change: EngineChange) => void;
     onExecution: (event: BusEvents['execution']) => void;
     onBalance: (balanceMinor: number) => void;
@@ -374,13 +418,23 @@ function accountBus(
     publish(topic, payload) {
       if (topic === 'message') {
         const message = payload as BusEvents['message'];
-        if (message.topic === ENGINE_TOPIC) to.onEngineChange(message.payload as EngineChange);
-        else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
-        else if (message.topic === BALANCE_ADJUSTED_TOPIC) to.onBalance(message.payload.balance_minor);
-        else if (message.topic === POSITION_PROTECTION_TOPIC) to.onProtection(message.payload);
+        if (message.topic === ENGINE_TOPIC) {
+          to.changed();
+          to.onEngineChange(message.payload as EngineChange);
+        } else if (message.topic === ORDER_UPDATE_TOPIC) live.publish(topic, payload);
+        else if (message.topic === BALANCE_ADJUSTED_TOPIC) {
+          to.changed();
+          to.onBalance(message.payload.balance_minor);
+        } else if (message.topic === POSITION_PROTECTION_TOPIC) {
+          to.changed();
+          to.onProtection(message.payload);
+        }
         return;
       }
-      if (topic === 'execution') to.onExecution(payload as BusEvents['execution']);
+      if (topic === 'execution') {
+        to.changed();
+        to.onExecution(payload as BusEvents['execution']);
+      }
     },
     subscribe: (topic, handler) => live.subscribe(topic, handler),
     healthy: () => live.healthy(),

@@ -63,7 +63,14 @@ export class PracticeBooks implements AccountMarketObserver {
     account: { userId: number; balanceMinor: number; leverage: number; positions: PositionState[] },
   ): void {
     const { pairs, pacing, log } = this.deps;
-    const sockets = new Set<TradingConnection>();
+    // Bound again (its market was moved on another node): the new book takes over the sockets.
+    const previous = this.markets.get(market.accountId);
+    if (previous) {
+      previous.book.stop();
+      previous.streams.stop();
+      previous.prices.stop();
+    }
+    const sockets = previous?.sockets ?? new Set<TradingConnection>();
     let streams: PnlStreams | undefined;
     const book = new LiveBook(pairs.list(), (changed) => {
       streams?.accountChanged(changed);
@@ -85,6 +92,12 @@ export class PracticeBooks implements AccountMarketObserver {
     });
     const prices = new PriceFanout(sockets, (symbol) => pairs.get(symbol), pacing, log);
     this.markets.set(market.accountId, { market, userId: account.userId, stale: false, book, streams, prices, sockets });
+    for (const conn of sockets) {
+      if (!conn.subscribedToPnl) continue;
+      // The old streams' subscription: taken over by the new ones, with the figures at the new clock.
+      conn.subscribedToPnl = false;
+      this.subscribe(conn, market.accountId);
+    }
   }
 
   tick(accountId: number, quote: Quote): void {
