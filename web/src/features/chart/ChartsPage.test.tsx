@@ -6,6 +6,7 @@ import { FakeAuthServer } from '../../test/fakeAuthServer';
 import { renderWithProviders } from '../../test/render';
 import { AccountSelectionProvider } from '../accounts';
 import { EURUSD, FakeSocket, makePair, minuteCandles, USDJPY } from '../market/testMarket';
+import { PRACTICE_TRADER_ACCOUNTS } from '../replay/testReplay';
 import { ChartsPage } from './ChartsPage';
 import { resetFakeCharts } from './testChart';
 
@@ -91,24 +92,9 @@ describe('Charts page (docs/screens.md#charts-page)', () => {
   });
 
   it('on a practice account, each chart signs its price socket in as that account and asks for its candles', async () => {
-    const summary = (id: number, kind: 'primary' | 'practice') => ({
-      id,
-      kind,
-      name: kind,
-      currency: 'USD',
-      balance: 10_000,
-      equity: 10_000,
-      margin_used: 0,
-      free_margin: 10_000,
-      leverage: 100,
-      status: 'ACTIVE',
-      created_at: '2026-11-28T10:00:00.000Z',
-      challenge: null,
-      replay: kind === 'practice' ? { id: 5, status: 'paused' } : null,
-    });
     server.on('/api/trading/accounts/', () => ({
       status: 200,
-      body: { success: true, data: [summary(1, 'primary'), summary(12, 'practice')] },
+      body: { success: true, data: PRACTICE_TRADER_ACCOUNTS },
     }));
     renderWithProviders(
       <AccountSelectionProvider>

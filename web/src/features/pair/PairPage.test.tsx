@@ -1,4 +1,4 @@
-import type { AccountSummaryDto, PlatformDataDto } from '@pipdesk/contract';
+import type { PlatformDataDto } from '@pipdesk/contract';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -6,7 +6,7 @@ import type { FakeAuthServer } from '../../test/fakeAuthServer';
 import { AccountSelectionProvider } from '../accounts';
 import { FakeSocket as FakePriceSocket } from '../market/testMarket';
 import { makePerformance } from '../performance/testPerformance';
-import { makeReplay } from '../replay/testReplay';
+import { makeReplay, PRACTICE_TRADER_ACCOUNTS } from '../replay/testReplay';
 import {
   allowSlowScreens,
   EURUSD,
@@ -25,24 +25,6 @@ allowSlowScreens();
 const SESSION = { bid: 1.09215, ask: 1.09225, mid: 1.0922, price: 1.0922, timestamp: '2023-04-10T09:00:00.000Z' };
 const LIVE = { bid: 1.2, ask: 1.2002, mid: 1.2001, price: 1.2001, timestamp: '2026-11-28T10:00:00.000Z' };
 
-function account(id: number, kind: AccountSummaryDto['kind'], replay: AccountSummaryDto['replay']): AccountSummaryDto {
-  return {
-    id,
-    kind,
-    name: kind,
-    currency: 'USD',
-    balance: 10_000,
-    equity: 10_000,
-    margin_used: 0,
-    free_margin: 10_000,
-    leverage: 100,
-    status: 'ACTIVE',
-    created_at: '2026-11-28T10:00:00.000Z',
-    challenge: null,
-    replay,
-  };
-}
-
 let server: FakeAuthServer;
 let platform: PlatformDataDto;
 
@@ -53,9 +35,7 @@ beforeEach(() => {
     () => platform,
     () => makePrices({ EURUSD: 1.2 }),
   );
-  server.on('/api/trading/accounts/', () =>
-    ok([account(1, 'primary', null), account(12, 'practice', { id: 5, status: 'paused' })]),
-  );
+  server.on('/api/trading/accounts/', () => ok(PRACTICE_TRADER_ACCOUNTS));
   server.on('/api/trading/replays/5/', () => ok({ replay: makeReplay(), performance: makePerformance() }));
   // The pair call answers the session's price for the practice account, the live one otherwise.
   server.on('/api/trading/pair/EURUSD/', (call) => ok(makePairPage(EURUSD, call.query.account === '12' ? SESSION : LIVE)));

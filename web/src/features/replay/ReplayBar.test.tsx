@@ -1,4 +1,4 @@
-import type { AccountSummaryDto, ReplayDto } from '@pipdesk/contract';
+import type { ReplayDto } from '@pipdesk/contract';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -8,7 +8,7 @@ import { AccountSelectionProvider } from '../accounts';
 import { makePerformance } from '../performance/testPerformance';
 import { allowSlowScreens, ok } from '../trading/testSupport';
 import { ReplayBar, ReplaySessionBar } from './ReplayBar';
-import { makeReplay } from './testReplay';
+import { makeReplay, PRACTICE_TRADER_ACCOUNTS } from './testReplay';
 
 const BASE = '/api/trading/replays/5/';
 allowSlowScreens();
@@ -135,26 +135,8 @@ describe('the replay bar (docs/screens.md#replay-bar)', () => {
 });
 
 describe('where the bar shows', () => {
-  const account = (id: number, kind: AccountSummaryDto['kind'], replay: AccountSummaryDto['replay']): AccountSummaryDto => ({
-    id,
-    kind,
-    name: kind,
-    currency: 'USD',
-    balance: 10_000,
-    equity: 10_000,
-    margin_used: 0,
-    free_margin: 10_000,
-    leverage: 100,
-    status: 'ACTIVE',
-    created_at: '2026-11-28T10:00:00.000Z',
-    challenge: null,
-    replay,
-  });
-
   beforeEach(() => {
-    server.on('/api/trading/accounts/', () =>
-      ok([account(1, 'primary', null), account(12, 'practice', { id: 5, status: 'paused' })]),
-    );
+    server.on('/api/trading/accounts/', () => ok(PRACTICE_TRADER_ACCOUNTS));
   });
 
   it("on the selected practice account's pair page, its session", async () => {

@@ -1,4 +1,4 @@
-import type { ReplayDto } from '@pipdesk/contract';
+import type { AccountSummaryDto, ReplayDto } from '@pipdesk/contract';
 
 /** A paused EURUSD session of account 12, for tests. */
 export function makeReplay(over: Partial<ReplayDto> = {}): ReplayDto {
@@ -16,3 +16,32 @@ export function makeReplay(over: Partial<ReplayDto> = {}): ReplayDto {
     ...over,
   };
 }
+
+/** An account of the accounts call, for tests: 10,000 USD at 1:100, its kind as its name. */
+export function makeAccountSummary(
+  id: number,
+  kind: AccountSummaryDto['kind'],
+  replay: AccountSummaryDto['replay'] = null,
+): AccountSummaryDto {
+  return {
+    id,
+    kind,
+    name: kind,
+    currency: 'USD',
+    balance: 10_000,
+    equity: 10_000,
+    margin_used: 0,
+    free_margin: 10_000,
+    leverage: 100,
+    status: 'ACTIVE',
+    created_at: '2026-11-28T10:00:00.000Z',
+    challenge: null,
+    replay,
+  };
+}
+
+/** The accounts of a trader with one replay session: the primary (1) and session 5's practice account (12). */
+export const PRACTICE_TRADER_ACCOUNTS: readonly AccountSummaryDto[] = [
+  makeAccountSummary(1, 'primary'),
+  makeAccountSummary(12, 'practice', { id: 5, status: 'paused' }),
+];
