@@ -1,9 +1,8 @@
 import { replayAnswerSchema, replayDetailSchema, replayListSchema } from '@pipdesk/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
-import { ScriptedPriceSource } from '../market/sources/scripted.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
+import type { TestApp } from '../test/helpers.js';
+import { replaySuiteApp } from '../test/replay.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
 import { saveClocks } from './repo.js';
 import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './sessions.js';
@@ -22,26 +21,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TURNS = () => sleep(PLAY_EVERY_MS * 3);
 
 describe('the play loop', () => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const suite = replaySuiteApp({ listen: true });
+  const { clock } = suite;
   let t: TestApp;
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-  const prices = new ScriptedPriceSource();
-
-  beforeAll(async () => {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    prices.push({ symbol: 'EURUSD', bid: 1.2, ask: 1.2002, timestamp: clock.now() });
-    t = await startTestApp({
-      listen: true,
-      clock,
-      priceSource: prices,
-      dataDir: db.dataDir,
-      ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}),
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    for (const c of cleanups.reverse()) await c();
+  beforeAll(() => {
+    t = suite.app();
   });
 
   /** The session as written in `replay_sessions`. */

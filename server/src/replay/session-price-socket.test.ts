@@ -1,12 +1,11 @@
 import { replayAnswerSchema } from '@pipdesk/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seededPairs } from '../market/catalogue.js';
 import { loadReplayData } from '../market/index.js';
-import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
+import type { TestApp } from '../test/helpers.js';
 import { PriceSocketClient as Client } from '../test/price-socket-client.js';
+import { replaySuiteApp } from '../test/replay.js';
 import { SessionMarket } from './session-market.js';
 
 /**
@@ -35,26 +34,11 @@ function sessionQuote(clock: number) {
 }
 
 describe('the price socket of a practice account', () => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const suite = replaySuiteApp({ listen: true });
+  const { clock, prices } = suite;
   let t: TestApp;
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-  const prices = new ScriptedPriceSource();
-
-  beforeAll(async () => {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    prices.push({ symbol: 'EURUSD', bid: 1.2, ask: 1.2002, timestamp: clock.now() });
-    t = await startTestApp({
-      listen: true,
-      clock,
-      priceSource: prices,
-      dataDir: db.dataDir,
-      ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}),
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    for (const c of cleanups.reverse()) await c();
+  beforeAll(() => {
+    t = suite.app();
   });
 
   it("streams the session's quote and forming candle as it steps, and no live tick", async () => {

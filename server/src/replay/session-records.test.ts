@@ -1,9 +1,8 @@
 import { equityCurveSchema, replayAnswerSchema } from '@pipdesk/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
-import { ScriptedPriceSource } from '../market/sources/scripted.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
+import type { TestApp } from '../test/helpers.js';
+import { replaySuiteApp } from '../test/replay.js';
 
 /**
  * What a practice account records beside its orders: its Idempotency-Keys are aged in real time,
@@ -17,26 +16,11 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
 describe("a practice account's keys and equity curve", () => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const suite = replaySuiteApp();
+  const { clock } = suite;
   let t: TestApp;
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-  const prices = new ScriptedPriceSource();
-
-  beforeAll(async () => {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    prices.push({ symbol: 'EURUSD', bid: 1.2, ask: 1.2002, timestamp: clock.now() });
-    t = await startTestApp({
-      clock,
-      priceSource: prices,
-      dataDir: db.dataDir,
-      ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}),
-    });
-    cleanups.unshift(() => t.close());
-  });
-
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
+  beforeAll(() => {
+    t = suite.app();
   });
 
   const startSession = async (me: Awaited<ReturnType<typeof insertSignedInTrader>>) => {

@@ -1,11 +1,10 @@
 import { pairPageSchema, placeMarketOrderResponseSchema, replayAnswerSchema } from '@pipdesk/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seededPairs } from '../market/catalogue.js';
 import { loadReplayData } from '../market/index.js';
-import { ScriptedPriceSource } from '../market/sources/scripted.js';
 import { insertSignedInTrader } from '../test/factories.js';
-import { freshDatabase, startTestApp, type TestApp } from '../test/helpers.js';
+import type { TestApp } from '../test/helpers.js';
+import { replaySuiteApp } from '../test/replay.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
 import { SessionMarket } from './session-market.js';
 
@@ -22,26 +21,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the trading socket of a practice account', () => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const suite = replaySuiteApp({ listen: true });
+  const { clock, prices } = suite;
   let t: TestApp;
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
-  const prices = new ScriptedPriceSource();
-
-  beforeAll(async () => {
-    const db = await freshDatabase();
-    cleanups.push(db.drop);
-    prices.push({ symbol: 'EURUSD', bid: 1.2, ask: 1.2002, timestamp: clock.now() });
-    t = await startTestApp({
-      listen: true,
-      clock,
-      priceSource: prices,
-      dataDir: db.dataDir,
-      ...(db.pgSchema ? { pgSchema: db.pgSchema } : {}),
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    for (const c of cleanups.reverse()) await c();
+  beforeAll(() => {
+    t = suite.app();
   });
 
   it('sends the fill, then P&L, figures and prices from the session as it steps, and nothing of the live ticks', async () => {
