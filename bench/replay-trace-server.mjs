@@ -9,6 +9,7 @@ import { dist } from './lib.mjs';
 const out = process.env.BENCH_REPLAY_TRACE;
 if (!out) throw new Error('BENCH_REPLAY_TRACE names the trace file');
 const { ReplaySessions } = await dist('replay/sessions.js');
+const { PlayLoop } = await dist('replay/play-loop.js');
 const proto = ReplaySessions.prototype;
 /** [turn time, account, from, until] per move started by the loop. */
 const moves = [];
@@ -16,8 +17,8 @@ const moves = [];
 const turnOf = new Map();
 // A turn takes its sessions' leases first and moves them once the statement answers, so each
 // session's turn time is kept at the turn and read back by the move the loop starts for it.
-const turn = proto.turn;
-proto.turn = function tracedTurn(watched, now) {
+const turn = PlayLoop.prototype.turn;
+PlayLoop.prototype.turn = function tracedTurn(watched, now) {
   for (const held of watched) turnOf.set(held.id, now);
   return turn.call(this, watched, now);
 };

@@ -8,7 +8,7 @@ import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/h
 import { PriceSocketClient as PriceClient } from '../test/price-socket-client.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
 import { SessionMarket } from './session-market.js';
-import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './sessions.js';
+import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './play-loop.js';
 
 /**
  * A replay session served by two nodes over one database (docs/replay.md#many-nodes): the row is
