@@ -7,8 +7,8 @@ import { insertSignedInTrader } from '../test/factories.js';
 import { freshDatabase, startTestApp, type TestApp, testDbKind } from '../test/helpers.js';
 import { PriceSocketClient as PriceClient } from '../test/price-socket-client.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
-import { SessionMarket } from './session-market.js';
 import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './play-loop.js';
+import { SessionMarket } from './session-market.js';
 
 /**
  * A replay session served by two nodes over one database (docs/replay.md#many-nodes): the row is

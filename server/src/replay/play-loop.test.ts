@@ -4,8 +4,8 @@ import { insertSignedInTrader } from '../test/factories.js';
 import type { TestApp } from '../test/helpers.js';
 import { replaySuiteApp } from '../test/replay.js';
 import { TradingSocketClient as Client } from '../test/trading-socket-client.js';
-import { saveClocks } from './repo.js';
 import { PAUSE_UNWATCHED_MS, PLAY_EVERY_MS } from './play-loop.js';
+import { saveClocks } from './repo.js';
 
 /**
  * The play loop (docs/replay.md#playing): a playing session moves by its speed × real time only
