@@ -338,13 +338,16 @@ export class PriceSocketHub {
     const timeframe = client.symbols.get(pair.symbol) ?? PRICE_SOCKET_TIMEFRAME;
     const tf = socketTimeframeMinutes(timeframe);
     const from = sent.candleTime;
+    const quote = own.quote(pair.symbol);
+    // The candles from `from` to the one of the latest tick (the one forming) are at most the buckets
+    // between them: a move asks for those, not for the whole gap-fill bound every time.
+    const size = tf * 60_000;
+    const span = quote && from !== undefined ? Math.floor((quote.timestamp - from) / size) + 1 : 1;
+    const limit = Math.min(Math.max(span, 1), tf === 1 ? OWN_MOVE_CANDLES_M1 : OWN_MOVE_CANDLES);
     const candles =
-      from === undefined
-        ? own.candles(pair, tf, { limit: 1 })
-        : own.candles(pair, tf, { limit: tf === 1 ? OWN_MOVE_CANDLES_M1 : OWN_MOVE_CANDLES }).filter((c) => c.time >= from);
+      from === undefined ? own.candles(pair, tf, { limit: 1 }) : own.candles(pair, tf, { limit }).filter((c) => c.time >= from);
     for (const candle of candles) client.send('chart_update', { symbol: pair.symbol, timeframe, candle });
     sent.candleTime = candles.at(-1)?.time ?? from;
-    const quote = own.quote(pair.symbol);
     if (!quote) return;
     sent.quoteAt = quote.timestamp;
     client.sendRaw(textFrame(this.priceUpdate(quote, pair.digits)));
