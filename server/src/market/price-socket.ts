@@ -1,6 +1,5 @@
 import {
   PRICE_SOCKET_TIMEFRAME,
-  type PricesServerMessages,
   parsePricesClientMessage,
   pricesMessage,
   roundPrice,
@@ -11,9 +10,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
 import type { AuthModule, AuthUser } from '../auth/index.js';
 import type { AppContext } from '../core/context.js';
-import { FrameOutbox, textFrame } from '../http/socket-frames.js';
+import { textFrame } from '../http/socket-frames.js';
 import type { Catalog } from './catalogue.js';
 import type { MarketFeed } from './feed.js';
+import { PriceClient } from './price-client.js';
 import type { MarketService } from './service.js';
 import { realTimers, type Timers } from './sources/timers.js';
 import type { AccountMarketView, Pair, PriceBook, Quote } from './types.js';
@@ -45,85 +45,8 @@ const OWN_MOVE_CANDLES = 1_000;
  * write per subscriber.
  */
 const CHART_UPDATE_MS = 1000;
-/** A client that reads this slowly misses price updates instead of growing our memory. */
-const MAX_BUFFERED_BYTES = 512 * 1024;
-/** Messages a client may send: a burst of 20, then 10 a second. */
-const RATE_BURST = 20;
-const RATE_PER_SECOND = 10;
-/** Messages dropped for rate before the connection is closed. */
-const RATE_DROPS_BEFORE_CLOSE = 100;
 /** Symbols one connection may follow at once. */
 const MAX_SUBSCRIPTIONS = 24;
-
-/** One /ws/prices/ connection. */
-class PriceClient {
-  /** Followed symbols and the timeframe of their chart updates, as subscribed ('1m' or m1…d1). */
-  readonly symbols = new Map<string, SocketTimeframe>();
-  user: AuthUser | undefined;
-  /** The account named by `authenticate` (fixed once named), null before. */
-  account: number | null = null;
-  /**
-   * The market of its own the named account trades on (a replay session's): the socket then
-   * follows it only, never a live tick (docs/replay.md#the-price-socket-of-a-practice-account).
-   */
-  own: AccountMarketView | undefined;
-  /** Per followed pair of `own`: the last quote's time and the newest candle's open time sent. */
-  readonly ownSent = new Map<string, { quoteAt: number; candleTime: number | undefined }>();
-  private tokens = RATE_BURST;
-  private refilledAt = performance.now();
-  private dropped = 0;
-  private lastRateWarning = 0;
-  private queue: Promise<void> = Promise.resolve();
-  expiryTimer: unknown;
-  /** Frames of this event-loop turn leave in one write when it ends (http/socket-frames.ts). */
-  private readonly outbox: FrameOutbox;
-
-  constructor(readonly socket: WebSocket) {
-    this.outbox = new FrameOutbox(socket);
-  }
-
-  send<K extends keyof PricesServerMessages>(type: K, payload: PricesServerMessages[K]): void {
-    this.sendRaw(textFrame(JSON.stringify(pricesMessage(type, payload))));
-  }
-
-  /**
-   * Sends a whole frame (fan-out frames a message once for all subscribers); skips a client
-   * whose buffer is full (prices are superseded anyway).
-   */
-  sendRaw(frame: Buffer): void {
-    if (this.socket.readyState !== WebSocket.OPEN || this.outbox.bufferedBytes > MAX_BUFFERED_BYTES) return;
-    this.outbox.push(frame);
-  }
-
-  /** Closes the socket after what waits to be written (ws writes the close frame at once). */
-  close(code: number, reason: string): void {
-    this.outbox.flush();
-    this.socket.close(code, reason);
-  }
-
-  /** Token bucket; false when the message must be dropped. */
-  allowMessage(): 'ok' | 'drop' | 'close' {
-    const now = performance.now();
-    this.tokens = Math.min(RATE_BURST, this.tokens + ((now - this.refilledAt) / 1000) * RATE_PER_SECOND);
-    this.refilledAt = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 'ok';
-    }
-    this.dropped++;
-    if (this.dropped > RATE_DROPS_BEFORE_CLOSE) return 'close';
-    if (now - this.lastRateWarning > 1000) {
-      this.lastRateWarning = now;
-      this.send('error', { message: 'Too many messages: slow down' });
-    }
-    return 'drop';
-  }
-
-  /** Handles messages one after another, even when one waits for the database. */
-  enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task, task);
-  }
-}
 
 /**
  * The market data socket (docs/api.md#price-socket). Ticks fan out from the price book: each tick is
