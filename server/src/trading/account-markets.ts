@@ -1,11 +1,9 @@
 import { Dec } from '@pipdesk/contract';
 import { findAccountById } from '../accounts/index.js';
 import type { Clock } from '../core/clock.js';
-import { AppError } from '../errors.js';
 import type { PriceBook, Quote } from '../market/index.js';
 import type { Bus, BusEvents } from '../realtime/bus.js';
-import { closePosition } from './commands/close-position.js';
-import { protectNegativeBalance } from './commands/protect-negative-balance.js';
+import { stopOutOnOwnMarket } from './account-stop-out.js';
 import { createTriggerExecutor } from './commands/triggers.js';
 import type { TradingDeps } from './deps.js';
 import { ENGINE_TOPIC, type EngineChange } from './engine/ports.js';
@@ -20,7 +18,7 @@ import {
 } from './events.js';
 import { type AccountValue, exactTickPrice, Pricing, valueAccount } from './math.js';
 import * as repo from './repo.js';
-import { type PositionState, accountId as toAccountId, positionId as toPositionId, userId as toUserId } from './types.js';
+import type { PositionState } from './types.js';
 
 // An account's own market (docs/replay.md#the-accounts-market): a practice account bound to a
 // replay session values and fills at the session's quotes and clock, and its pending orders,
@@ -281,39 +279,8 @@ export class AccountMarkets {
       }),
     };
     const stopOutLevel = Dec.from(this.stopOutLevel);
-    /**
-     * Stop-out on this market's prices (docs/trading-rules.md#margin-call-and-stop-out, the live
-     * risk engine's rule): while equity is at or below the stop-out level of the margin used, the
-     * largest loser closes at the current tick; then negative balance protection.
-     */
-    const stopOutIfDue = async (): Promise<void> => {
-      let closed = 0;
-      for (let round = 0; round < 1_000 && account.open.size > 0; round++) {
-        const value = valueAccount(account.balanceMinor, account.leverage, account.open.values(), pricing);
-        if (!value.marginUsed.gt(0) || value.equity.times(100).gt(value.marginUsed.times(stopOutLevel))) break;
-        let loser: number | undefined;
-        let worst: Dec | undefined;
-        for (const [id, v] of value.positions) {
-          if (worst === undefined || v.unrealizedPnl.lt(worst)) {
-            worst = v.unrealizedPnl;
-            loser = id;
-          }
-        }
-        if (loser === undefined) break;
-        try {
-          await closePosition(deps, toUserId(account.userId), toPositionId(loser), {
-            reason: 'stop_out',
-            accountId: toAccountId(accountId),
-          });
-          closed++;
-        } catch (err) {
-          // Closed meanwhile: not ours to close any more.
-          if (!(err instanceof AppError && (err.status === 404 || err.status === 409))) throw err;
-        }
-        account.open.delete(loser);
-      }
-      if (closed > 0) await protectNegativeBalance(deps, toAccountId(accountId));
-    };
+    // `account` itself, not a copy: its balance follows the closes' executions between rounds.
+    const stopOutIfDue = () => stopOutOnOwnMarket(deps, accountId, account, stopOutLevel);
     const executor = createTriggerExecutor(deps, { accountId });
     const armed = await executor.loadArmed();
     book.load(armed.orders, armed.protections);
