@@ -4,6 +4,9 @@ import type { Db, DbKind } from './database.js';
 /** The migrations of every module, keyed by name; names are globally ordered by their numeric prefix. */
 export type MigrationSet = (kind: DbKind) => Record<string, Migration>;
 
+/** PostgreSQL's codes for a schema, table or column dropped by another session while Kysely lists them. */
+const VANISHED_WHILE_LISTING = new Set(['3F000', '42P01', '42703']);
+
 /**
  * Brings the schema up to date with the given migrations; run at every start-up (idempotent).
  * The app passes every module's migrations in (`server/src/migrations.ts`): db/ knows no feature.
@@ -16,9 +19,11 @@ export async function runMigrations(db: Db, migrations: MigrationSet): Promise<v
     if (!error && !failed) return;
     // Kysely first lists the tables of every schema to find its own bookkeeping tables; when
     // another schema is dropped during that listing (tests, tenants sharing the database),
-    // PostgreSQL answers 3F000 "schema does not exist" for a schema that is not ours. Nothing
-    // was migrated yet: ask again.
-    if (!failed && (error as { code?: string } | undefined)?.code === '3F000' && attempt < 5) continue;
+    // PostgreSQL answers for a schema that is not ours: 3F000 "schema does not exist", or, when the
+    // schema goes between reading its tables and their columns, 42P01 "relation does not exist" or
+    // 42703 "column does not exist". No migration ran yet (`failed` is unset): ask again.
+    const code = (error as { code?: string } | undefined)?.code;
+    if (!failed && code !== undefined && VANISHED_WHILE_LISTING.has(code) && attempt < 5) continue;
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
 }
