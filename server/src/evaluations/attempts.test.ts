@@ -179,12 +179,17 @@ describe('challenge_update on the trading socket', () => {
     const primary = await TradingSocketClient.signedIn(t, token);
     try {
       expect((await buy(account, 0.01)).statusCode).toBe(201);
-      const afterFill = await challenge.next('challenge_update');
+      // Generous waits: the whole PostgreSQL project on two cores once took more than 5 s to deliver one.
+      const afterFill = await challenge.next('challenge_update', { timeoutMs: 15_000 });
       expect(meterSchema.safeParse(afterFill.data).success).toBe(true);
       expect(afterFill.data).toMatchObject({ status: 'active', daily_loss_floor: 95, trading_days: 1 });
       const from = challenge.mark();
       quote(1.0952);
-      const failed = await challenge.next('challenge_update', { from, where: (m) => m.data.status === 'failed' });
+      const failed = await challenge.next('challenge_update', {
+        from,
+        where: (m) => m.data.status === 'failed',
+        timeoutMs: 15_000,
+      });
       expect(failed.data.failure).toMatchObject({ rule: 'daily_loss', equity: 95, floor: 95 });
       expect(primary.of('challenge_update')).toEqual([]);
     } finally {
